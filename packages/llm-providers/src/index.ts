@@ -1,0 +1,2 @@
+// Provider adapters land here (OpenAI, Anthropic, OpenAI-compatible); see the package README.
+export {};
