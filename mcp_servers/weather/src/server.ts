@@ -1,1 +1,43 @@
-export {};
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { JmaClient, type JmaClientOptions } from './jma/client.js';
+import { type Logger, silentLogger } from './log.js';
+import { version } from './version.js';
+import { createGetWeather, getWeatherInput, getWeatherOutput } from './weather-tool.js';
+
+/** Options of {@link createServer}. */
+export interface WeatherServerOptions {
+  /** A shared JMA client, or options for a new one. */
+  jma?: JmaClient | JmaClientOptions;
+  /** Clock deciding "today" (default: the real clock; dates are taken in JST). */
+  now?: () => Date;
+  logger?: Logger;
+}
+
+/** Builds the weather MCP server without starting any transport (no side effects). */
+export function createServer(options: WeatherServerOptions = {}): McpServer {
+  const now = options.now ?? (() => new Date());
+  const jma = options.jma instanceof JmaClient ? options.jma : new JmaClient({ now, ...options.jma });
+  const server = new McpServer(
+    { name: 'mcp-server-weather', version },
+    {
+      instructions:
+        '日本の天気予報（気象庁）を返します。場所は日本国内の地名で指定してください。傘が必要かどうかは降水確率で判断できます。',
+    },
+  );
+  server.registerTool(
+    'get_weather',
+    {
+      title: '日本の天気予報',
+      description:
+        '気象庁の天気予報を取得します（日本国内のみ）。今日・明日・明後日・週間・日付指定に対応し、天気、最高/最低気温、時間帯ごとの降水確率を返します。',
+      inputSchema: getWeatherInput,
+      outputSchema: getWeatherOutput,
+      annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: true },
+    },
+    createGetWeather({ jma, now, logger: options.logger ?? silentLogger }),
+  );
+  return server;
+}
+
+export { JmaClient, type JmaClientOptions } from './jma/client.js';
+export { type Logger, stderrLogger } from './log.js';

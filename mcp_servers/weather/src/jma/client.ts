@@ -1,0 +1,169 @@
+import { Agent, type Dispatcher, request } from 'undici';
+import { nextIssueTime } from './time.js';
+
+/** Why a JMA request failed, in terms a host can act on. */
+export type JmaErrorCode = 'JMA_UNREACHABLE' | 'JMA_TIMEOUT' | 'JMA_BAD_STATUS' | 'JMA_NOT_JSON';
+
+/** A failed request to JMA; `message` is safe to show to the model and the user. */
+export class JmaError extends Error {
+  override name = 'JmaError';
+  constructor(
+    readonly code: JmaErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Options of {@link JmaClient}. */
+export interface JmaClientOptions {
+  /** Base URL of JMA (default https://www.jma.go.jp); tests and mirrors replace it. */
+  baseUrl?: string;
+  /** Time allowed to connect and to receive each response, in ms (default 5000). */
+  timeoutMs?: number;
+  /** Clock for cache expiry (default: the real clock). */
+  now?: () => Date;
+  userAgent?: string;
+  /** Undici dispatcher (default: a keep-alive agent with the timeouts above). */
+  dispatcher?: Dispatcher;
+}
+
+interface CacheEntry {
+  value: unknown;
+  expiresAt: number;
+}
+
+const dayMs = 24 * 60 * 60 * 1000;
+const forecastMaxAgeMs = 30 * 60 * 1000;
+
+/** Fetches and caches JMA's bosai JSON; concurrent requests for one URL share one fetch. */
+export class JmaClient {
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly now: () => Date;
+  private readonly userAgent: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
+  constructor(options: JmaClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? 'https://www.jma.go.jp').replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? 5000;
+    this.now = options.now ?? (() => new Date());
+    this.userAgent = options.userAgent ?? 'mcp-server-weather';
+    this.ownsDispatcher = !options.dispatcher;
+    this.dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connect: { timeout: this.timeoutMs },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+  }
+
+  /** area.json: offices, class10s, class15s, class20s. Cached for 24 h. */
+  areaTable(): Promise<unknown> {
+    return this.cached('/bosai/common/const/area.json', dayMs);
+  }
+
+  /** A const table under /bosai/forecast/const/ (forecast_area, week_area, …). Cached for 24 h. */
+  forecastConst(name: string): Promise<unknown> {
+    return this.cached(`/bosai/forecast/const/${name}.json`, dayMs);
+  }
+
+  /** An office's forecast, cached until JMA's next scheduled issue (05, 11, 17 JST) or 30 min. */
+  forecast(officeCode: string): Promise<unknown> {
+    const now = this.now().getTime();
+    const untilIssue = nextIssueTime(this.now()).getTime() - now;
+    return this.cached(
+      `/bosai/forecast/data/forecast/${officeCode}.json`,
+      Math.min(untilIssue, forecastMaxAgeMs),
+    );
+  }
+
+  /** Releases the connection pool. */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private cached(path: string, maxAgeMs: number): Promise<unknown> {
+    const hit = this.cache.get(path);
+    if (hit && hit.expiresAt > this.now().getTime()) return Promise.resolve(hit.value);
+    const pending = this.inFlight.get(path);
+    if (pending) return pending;
+    const fetching = this.fetchJson(path)
+      .then((value) => {
+        this.cache.set(path, { value, expiresAt: this.now().getTime() + maxAgeMs });
+        return value;
+      })
+      .finally(() => this.inFlight.delete(path));
+    this.inFlight.set(path, fetching);
+    return fetching;
+  }
+
+  private async fetchJson(path: string): Promise<unknown> {
+    try {
+      return await this.fetchOnce(path);
+    } catch (error) {
+      // One retry on a network error or a 5xx; a timeout or a 4xx will not get better at once.
+      const retryable =
+        error instanceof JmaError &&
+        (error.code === 'JMA_UNREACHABLE' ||
+          (error.code === 'JMA_BAD_STATUS' && /\b5\d\d\b/.test(error.message)));
+      if (!retryable) throw error;
+      return await this.fetchOnce(path);
+    }
+  }
+
+  private async fetchOnce(path: string): Promise<unknown> {
+    const url = `${this.baseUrl}${path}`;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        dispatcher: this.dispatcher,
+        headers: { 'user-agent': this.userAgent, accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs * 2),
+      });
+    } catch (error) {
+      throw toNetworkError(path, error);
+    }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw toNetworkError(path, error);
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      throw new JmaError(
+        'JMA_BAD_STATUS',
+        `気象庁のサーバーがエラーを返しました（HTTP ${response.statusCode}, ${path}）。`,
+      );
+    }
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      const type = String(response.headers['content-type'] ?? 'unknown');
+      throw new JmaError(
+        'JMA_NOT_JSON',
+        `気象庁から想定外の応答がありました（JSON ではありません: ${type}, ${path}）。`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+}
+
+function toNetworkError(path: string, error: unknown): JmaError {
+  const code = (error as { code?: string; name?: string }).code ?? (error as { name?: string }).name ?? '';
+  if (/TIMEOUT|AbortError|TimeoutError/i.test(code)) {
+    return new JmaError('JMA_TIMEOUT', `気象庁のサーバーが時間内に応答しませんでした（${path}）。`, {
+      cause: error,
+    });
+  }
+  return new JmaError('JMA_UNREACHABLE', `気象庁のサーバーに接続できませんでした（${path}）。`, {
+    cause: error,
+  });
+}

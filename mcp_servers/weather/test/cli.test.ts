@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../src/cli.js';
+import { runServer } from './spawn.js';
+
+describe('command line', () => {
+  it('--help prints usage on stdout and exits 0', async () => {
+    const result = await runServer(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: mcp-server-weather');
+  });
+
+  it('--version prints the package version', async () => {
+    const result = await runServer(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('bad flags are a usage error with exit code 2', async () => {
+    for (const args of [['--bogus'], ['--http', '--port', 'abc'], ['--port', '3000'], ['extra']]) {
+      const result = await runServer(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain('Usage:');
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it('parses the HTTP options', () => {
+    expect(parseCommandLine(['--http'])).toEqual({ kind: 'http', host: '127.0.0.1', port: 3000 });
+    expect(parseCommandLine(['--http', '--port', '0', '--host', '::1'])).toEqual({
+      kind: 'http',
+      host: '::1',
+      port: 0,
+    });
+    expect(parseCommandLine([])).toEqual({ kind: 'stdio' });
+  });
+});

@@ -1,0 +1,30 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe } from 'vitest';
+import { JmaClient } from '../src/jma/client.js';
+import { createServer } from '../src/server.js';
+import { startFakeJma } from './fake-jma.js';
+import { jmaFixturesDir, skipReason } from './jma-fixtures.js';
+import { recordedNow, weatherServerScenarios } from './scenarios.js';
+
+describe.skipIf(!jmaFixturesDir)(`weather server${skipReason}`, () => {
+  weatherServerScenarios('in memory (createServer)', async () => {
+    const jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+    const now = () => new Date(recordedNow);
+    const jmaClient = new JmaClient({ baseUrl: jma.baseUrl, timeoutMs: 500, now });
+    const server = createServer({ jma: jmaClient, now });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'test', version: '0' });
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    return {
+      client,
+      jma,
+      async close() {
+        await client.close();
+        await server.close();
+        await jmaClient.close();
+        await jma.close();
+      },
+    };
+  });
+});

@@ -1,0 +1,29 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe } from 'vitest';
+import { startFakeJma } from './fake-jma.js';
+import { jmaFixturesDir, skipReason } from './jma-fixtures.js';
+import { weatherServerScenarios } from './scenarios.js';
+import { serverEntry, serverEnvironment } from './spawn.js';
+
+describe.skipIf(!jmaFixturesDir)(`weather server${skipReason}`, () => {
+  weatherServerScenarios('the built executable over stdio', async () => {
+    const jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [serverEntry],
+      env: serverEnvironment(jma.baseUrl),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-test', version: '0' });
+    await client.connect(transport);
+    return {
+      client,
+      jma,
+      async close() {
+        await client.close();
+        await jma.close();
+      },
+    };
+  });
+});
