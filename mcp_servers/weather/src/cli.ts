@@ -22,6 +22,7 @@ Options:
 Environment:
   JMA_BASE_URL     JMA base URL (default https://www.jma.go.jp)
   JMA_TIMEOUT_MS   timeout of each JMA request in ms (default 5000)
+  JMA_CACHE        "off" refetches on every call (benchmarks, debugging)
   LOG_LEVEL        "info" (default) or "warn" to log less (logs go to stderr)
 `;
 

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     baseUrl: process.env.JMA_BASE_URL || undefined,
     timeoutMs: Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 5000,
     now,
+    cache: process.env.JMA_CACHE !== 'off',
     userAgent: `mcp-server-weather/${version} (@ai-assistant/mcp-server-weather)`,
   });
   const newServer = () => createServer({ jma, now, logger });

@@ -20,6 +20,8 @@ export function createServer(options: WeatherServerOptions = {}): McpServer {
   const server = new McpServer(
     { name: 'mcp-server-weather', version },
     {
+      // logging lets hosts set a level (logging/setLevel); our logs still go to stderr.
+      capabilities: { logging: {} },
       instructions:
         '日本の天気予報（気象庁）を返します。場所は日本国内の地名で指定してください。傘が必要かどうかは降水確率で判断できます。',
     },

@@ -25,6 +25,8 @@ export interface JmaClientOptions {
   /** Clock for cache expiry (default: the real clock). */
   now?: () => Date;
   userAgent?: string;
+  /** Keep responses (default true); false refetches every time, for benchmarks and debugging. */
+  cache?: boolean;
   /** Undici dispatcher (default: a keep-alive agent with the timeouts above). */
   dispatcher?: Dispatcher;
 }
@@ -45,6 +47,7 @@ export class JmaClient {
   private readonly userAgent: string;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  private readonly useCache: boolean;
   private readonly cache = new Map<string, CacheEntry>();
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
@@ -54,6 +57,7 @@ export class JmaClient {
     this.now = options.now ?? (() => new Date());
     this.userAgent = options.userAgent ?? 'mcp-server-weather';
     this.ownsDispatcher = !options.dispatcher;
+    this.useCache = options.cache ?? true;
     this.dispatcher =
       options.dispatcher ??
       new Agent({
@@ -95,7 +99,7 @@ export class JmaClient {
     if (pending) return pending;
     const fetching = this.fetchJson(path)
       .then((value) => {
-        this.cache.set(path, { value, expiresAt: this.now().getTime() + maxAgeMs });
+        if (this.useCache) this.cache.set(path, { value, expiresAt: this.now().getTime() + maxAgeMs });
         return value;
       })
       .finally(() => this.inFlight.delete(path));
