@@ -1,0 +1,236 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Transports the host can use today. */
+export type TransportKind = 'stdio' | 'http' | 'sse';
+
+interface CommonServerConfig {
+  name: string;
+  allowedTools?: string[];
+  timeoutMs: number;
+  systemInstruction?: string;
+  responseInstruction?: string;
+  autoContextTool?: string;
+  disabled: boolean;
+}
+
+/** A server started as a child process and spoken to over stdin/stdout. */
+export interface StdioServerConfig extends CommonServerConfig {
+  transport: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/** A remote server over Streamable HTTP or legacy SSE. */
+export interface RemoteServerConfig extends CommonServerConfig {
+  transport: 'http' | 'sse';
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** One validated server entry of `mcpServers`. */
+export type ServerConfig = StdioServerConfig | RemoteServerConfig;
+
+/** A configuration file that cannot be used; the message names file, server and field. */
+export class McpConfigError extends Error {
+  override name = 'McpConfigError';
+  readonly code = 'MCP_CONFIG_INVALID';
+}
+
+/** Default per-call tool timeout. */
+export const defaultToolTimeoutMs = 30_000;
+
+const stringMap = z.record(z.string(), z.string());
+const serverSchema = z.object({
+  transport: z.string().optional(),
+  type: z.string().optional(),
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().min(1).optional(),
+  url: z.string().min(1).optional(),
+  headers: stringMap.optional(),
+  allowed_tools: z.array(z.string()).optional(),
+  timeout_ms: z.number().int().positive().optional(),
+  system_instruction: z.string().optional(),
+  response_instruction: z.string().optional(),
+  auto_context_tool: z.string().min(1).optional(),
+  disabled: z.boolean().optional(),
+});
+const fileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) });
+
+// What each field must hold, in words a person fixing the file can use.
+const expectations: Record<string, string> = {
+  transport: 'one of "stdio", "http", "sse"',
+  type: 'one of "stdio", "http", "sse"',
+  command: 'a non-empty string (the program to start)',
+  args: 'an array of strings',
+  env: 'an object whose values are strings',
+  cwd: 'a non-empty string (a folder, relative to the config file)',
+  url: 'a non-empty string (an http:// or https:// URL)',
+  headers: 'an object whose values are strings',
+  allowed_tools: 'an array of tool names (strings)',
+  timeout_ms: 'a positive whole number of milliseconds',
+  system_instruction: 'a string',
+  response_instruction: 'a string',
+  auto_context_tool: 'a non-empty string (a tool name of this server)',
+  disabled: 'true or false',
+};
+
+const transportAliases: Record<string, TransportKind | 'builtin' | 'openapi'> = {
+  stdio: 'stdio',
+  http: 'http',
+  'streamable-http': 'http',
+  streamableHttp: 'http',
+  sse: 'sse',
+  builtin: 'builtin',
+  openapi: 'openapi',
+};
+
+/** Whether MCP is switched on: `MCP_ENABLED` is `true`, `1` or `yes`. */
+export function isMcpEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(true|1|yes)$/i.test((env.MCP_ENABLED ?? '').trim());
+}
+
+/** The config file path: `MCP_SERVERS_CONFIG`, else `config/mcp_servers.json` under `cwd`. */
+export function mcpConfigPath(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  return resolve(cwd, env.MCP_SERVERS_CONFIG || 'config/mcp_servers.json');
+}
+
+/** Replaces `${NAME}` with the environment's value; names the first variable that is unset. */
+function expand(value: string, env: NodeJS.ProcessEnv, where: string, file: string): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+    const replacement = env[name];
+    if (replacement === undefined) {
+      throw new McpConfigError(
+        `${file}: ${where}: \${${name}} is not set in the environment; set ${name} or remove it`,
+      );
+    }
+    return replacement;
+  });
+}
+
+function expandAll(values: Record<string, string>, env: NodeJS.ProcessEnv, where: string, file: string) {
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, expand(value, env, `${where}.${key}`, file)]),
+  );
+}
+
+/**
+ * Reads and validates an `mcpServers` file (Claude Desktop's format plus our fields). Returns
+ * `undefined` when the file does not exist (MCP off). Throws {@link McpConfigError} naming the
+ * file, the server and the field, never a value (values may be secrets).
+ */
+export async function loadMcpConfig(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ServerConfig[] | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new McpConfigError(
+      `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
+  }
+  return parseMcpConfig(text, path, env);
+}
+
+/** Validates the text of an `mcpServers` file; see {@link loadMcpConfig}. */
+export function parseMcpConfig(
+  text: string,
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ServerConfig[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new McpConfigError(`${path}: is not valid JSON (${(error as Error).message})`);
+  }
+  const file = fileSchema.safeParse(json);
+  if (!file.success) {
+    throw new McpConfigError(
+      `${path}: mcpServers: expected an object mapping server names to their settings`,
+    );
+  }
+  const baseFolder = dirname(resolve(path));
+  return Object.entries(file.data.mcpServers).map(([name, raw]) => {
+    const where = `mcpServers.${name}`;
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
+      throw new McpConfigError(
+        `${path}: ${where}: server names may use letters, digits, "_", "-" and "." (1–64 characters)`,
+      );
+    }
+    const parsed = serverSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = String(issue?.path[0] ?? '');
+      const expected = expectations[field] ?? 'an object of server settings';
+      const at = issue?.path.length ? `${where}.${issue.path.join('.')}` : where;
+      throw new McpConfigError(`${path}: ${at}: expected ${expected}`);
+    }
+    const entry = parsed.data;
+    const declared = entry.transport ?? entry.type;
+    const kind = declared
+      ? transportAliases[declared]
+      : entry.command
+        ? 'stdio'
+        : entry.url
+          ? 'http'
+          : undefined;
+    const field = entry.transport !== undefined ? 'transport' : 'type';
+    if (declared && !kind)
+      throw new McpConfigError(`${path}: ${where}.${field}: expected ${expectations.transport}`);
+    if (kind === 'builtin' || kind === 'openapi') {
+      throw new McpConfigError(
+        `${path}: ${where}.${field}: "${kind}" servers are not supported yet; use "stdio", "http" or "sse", or set "disabled": true`,
+      );
+    }
+    if (!kind) {
+      throw new McpConfigError(
+        `${path}: ${where}: expected "command" (a stdio server) or "url" (an HTTP server)`,
+      );
+    }
+    const disabled = entry.disabled ?? false;
+    // A disabled entry is kept as it is: its variables need not be set.
+    const environment = disabled ? new Proxy({}, { get: () => '' }) : env;
+    const common = {
+      name,
+      allowedTools: entry.allowed_tools,
+      timeoutMs: entry.timeout_ms ?? defaultToolTimeoutMs,
+      systemInstruction: entry.system_instruction,
+      responseInstruction: entry.response_instruction,
+      autoContextTool: entry.auto_context_tool,
+      disabled,
+    };
+    if (kind === 'stdio') {
+      if (!entry.command)
+        throw new McpConfigError(`${path}: ${where}.command: expected ${expectations.command}`);
+      const cwd = entry.cwd ?? '.';
+      return {
+        ...common,
+        transport: 'stdio',
+        command: entry.command,
+        args: entry.args ?? [],
+        env: expandAll(entry.env ?? {}, environment, `${where}.env`, path),
+        cwd: isAbsolute(cwd) ? cwd : resolve(baseFolder, cwd),
+      } satisfies StdioServerConfig;
+    }
+    if (!entry.url) throw new McpConfigError(`${path}: ${where}.url: expected ${expectations.url}`);
+    const url = expand(entry.url, environment, `${where}.url`, path);
+    if (!disabled && !/^https?:\/\/[^\s]+$/.test(url)) {
+      throw new McpConfigError(`${path}: ${where}.url: expected ${expectations.url}`);
+    }
+    return {
+      ...common,
+      transport: kind,
+      url,
+      headers: expandAll(entry.headers ?? {}, environment, `${where}.headers`, path),
+    } satisfies RemoteServerConfig;
+  });
+}

@@ -1,0 +1,413 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerConfig } from '../config/mcp-config.js';
+import { type Logger, silentLogger } from '../logger.js';
+import type { JsonSchema, ToolDefinition } from '../types.js';
+import {
+  McpToolCancelledError,
+  McpToolExecutionError,
+  McpToolNotFoundError,
+  McpToolTimeoutError,
+} from './errors.js';
+import { defaultResultBudget, formatToolResult, type RawToolResult } from './format-tool-result.js';
+import { descendantsOf, terminate } from './process-tree.js';
+import { encodeToolName } from './tool-names.js';
+
+/** Options of {@link McpClientManager}. */
+export interface McpClientManagerOptions {
+  logger?: Logger;
+  /** Time a server has to start and answer `initialize` and `tools/list` (default 10 000 ms). */
+  connectTimeoutMs?: number;
+  /** Largest tool result handed on, in characters (default 20 000). */
+  resultBudget?: number;
+  /** Name and version this host announces to servers. */
+  clientInfo?: { name: string; version: string };
+}
+
+/** Where a server stands. */
+export type ServerState = 'connecting' | 'connected' | 'failed' | 'disabled' | 'closed';
+
+/** One server's status, for logs, /healthz and `/servers`. */
+export interface ServerStatus {
+  name: string;
+  transport: ServerConfig['transport'];
+  state: ServerState;
+  /** Why it failed or closed. */
+  reason?: string;
+  toolCount: number;
+}
+
+/** Per-call options of {@link McpClientManager.callTool}. */
+export interface CallToolOptions {
+  signal?: AbortSignal;
+  /** Overrides the server's `timeout_ms`. */
+  timeoutMs?: number;
+}
+
+/** A tool result as the model will read it. */
+export interface ToolCallOutcome {
+  text: string;
+  isError: boolean;
+  server: string;
+  tool: string;
+}
+
+/** A tool to call with the user's message before the first model call. */
+export interface AutoContextTool {
+  server: string;
+  /** Provider-safe name, as listed by {@link McpClientManager.listTools}. */
+  name: string;
+  inputSchema: JsonSchema;
+}
+
+interface Connection {
+  config: ServerConfig;
+  state: ServerState;
+  reason?: string;
+  client?: Client;
+  transport?: Transport;
+  pid?: number;
+  /** Descendants of a stdio server seen so far, so a wrapper's grandchildren are stopped too. */
+  descendants: Set<number>;
+  tools: Tool[];
+  stderrTail: string[];
+}
+
+const closeBudgetMs = 5000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const message = error.message.replace(/\s+/g, ' ').slice(0, 300);
+  // The SDK's HTTP transports put the HTTP status in `code`.
+  const status = (error as { code?: unknown }).code;
+  return typeof status === 'number' && status >= 400 && status < 600 ? `HTTP ${status}: ${message}` : message;
+}
+
+/**
+ * Connects to every configured MCP server, merges their tools into one provider-neutral list,
+ * routes tool calls, and cleans up every connection and child process.
+ */
+export class McpClientManager {
+  private readonly logger: Logger;
+  private readonly connectTimeoutMs: number;
+  private readonly resultBudget: number;
+  private readonly clientInfo: { name: string; version: string };
+  private readonly connections = new Map<string, Connection>();
+  private toolIndex = new Map<string, { connection: Connection; tool: Tool }>();
+  private closing: Promise<void> | undefined;
+
+  constructor(options: McpClientManagerOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.resultBudget = options.resultBudget ?? defaultResultBudget;
+    this.clientInfo = options.clientInfo ?? { name: 'ai-assistant', version: '0.1.0' };
+  }
+
+  /** Connects all servers in parallel; a server that fails is logged and skipped. Never throws. */
+  async connect(servers: ServerConfig[]): Promise<void> {
+    await Promise.all(
+      servers.map(async (config) => {
+        if (this.connections.has(config.name)) {
+          this.logger.warn({ server: config.name }, 'MCP server already configured; keeping the first');
+          return;
+        }
+        const connection: Connection = {
+          config,
+          state: config.disabled ? 'disabled' : 'connecting',
+          descendants: new Set(),
+          tools: [],
+          stderrTail: [],
+        };
+        this.connections.set(config.name, connection);
+        if (config.disabled) {
+          this.logger.info({ server: config.name }, 'MCP server disabled in config; not connecting');
+          return;
+        }
+        await this.open(connection);
+      }),
+    );
+    this.rebuildIndex();
+  }
+
+  /** Each configured server with its state and tool count. */
+  status(): ServerStatus[] {
+    return [...this.connections.values()].map((connection) => ({
+      name: connection.config.name,
+      transport: connection.config.transport,
+      state: connection.state,
+      ...(connection.reason ? { reason: connection.reason } : {}),
+      toolCount: connection.state === 'connected' ? this.visibleTools(connection).length : 0,
+    }));
+  }
+
+  /** Every tool of every connected server, named for the model and filtered by `allowed_tools`. */
+  listTools(): ToolDefinition[] {
+    return [...this.toolIndex.entries()].map(([name, { tool }]) => ({
+      name,
+      description: tool.description ?? tool.title ?? tool.name,
+      inputSchema: tool.inputSchema as JsonSchema,
+    }));
+  }
+
+  /** The server and original tool name behind a model-facing name. */
+  resolveTool(name: string): { server: string; tool: string } | undefined {
+    const entry = this.toolIndex.get(name);
+    return entry ? { server: entry.connection.config.name, tool: entry.tool.name } : undefined;
+  }
+
+  /**
+   * Calls a tool by its model-facing name and returns its result as text. Throws
+   * {@link McpToolNotFoundError}, {@link McpToolTimeoutError} (the request is cancelled on the
+   * server), {@link McpToolExecutionError} (server failed or disconnected) or
+   * {@link McpToolCancelledError} (the signal was aborted).
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions = {},
+  ): Promise<ToolCallOutcome> {
+    const entry = this.toolIndex.get(name);
+    if (!entry) throw new McpToolNotFoundError(name);
+    const { connection, tool } = entry;
+    const server = connection.config.name;
+    if (connection.state !== 'connected' || !connection.client) {
+      throw new McpToolExecutionError(
+        name,
+        server,
+        `the server is not connected (${connection.reason ?? connection.state})`,
+      );
+    }
+    if (options.signal?.aborted) throw new McpToolCancelledError(name);
+    const timeoutMs = options.timeoutMs ?? connection.config.timeoutMs;
+    try {
+      const result = await connection.client.callTool({ name: tool.name, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: timeoutMs,
+      });
+      return { ...formatToolResult(result as RawToolResult, this.resultBudget), server, tool: tool.name };
+    } catch (error) {
+      if (options.signal?.aborted) throw new McpToolCancelledError(name);
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new McpToolTimeoutError(name, server, timeoutMs, { cause: error });
+      }
+      throw new McpToolExecutionError(name, server, describeError(error), { cause: error });
+    }
+  }
+
+  /** The configured `system_instruction` of every connected server. */
+  systemInstructions(): string[] {
+    return this.connected()
+      .map((connection) => connection.config.systemInstruction)
+      .filter((text): text is string => Boolean(text));
+  }
+
+  /** The `response_instruction` of the server behind a model-facing tool name. */
+  responseInstructionFor(toolName: string): string | undefined {
+    return this.toolIndex.get(toolName)?.connection.config.responseInstruction;
+  }
+
+  /** The configured `auto_context_tool` of every connected server that offers it. */
+  autoContextTools(): AutoContextTool[] {
+    return this.connected().flatMap((connection) => {
+      const wanted = connection.config.autoContextTool;
+      const tool = connection.tools.find((candidate) => candidate.name === wanted);
+      if (!wanted) return [];
+      if (!tool) {
+        this.logger.warn(
+          { server: connection.config.name, tool: wanted },
+          'auto_context_tool is not offered by its server',
+        );
+        return [];
+      }
+      return [
+        {
+          server: connection.config.name,
+          name: encodeToolName(connection.config.name, tool.name),
+          inputSchema: tool.inputSchema as JsonSchema,
+        },
+      ];
+    });
+  }
+
+  /** Ends every connection and child process (with descendants) within about 5 s. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const all = [...this.connections.values()];
+      await Promise.all(all.map((connection) => this.shutDown(connection, 'closed by the host')));
+      this.toolIndex = new Map();
+    })();
+    return this.closing;
+  }
+
+  private connected(): Connection[] {
+    return [...this.connections.values()].filter((connection) => connection.state === 'connected');
+  }
+
+  private visibleTools(connection: Connection): Tool[] {
+    const allowed = connection.config.allowedTools;
+    return allowed ? connection.tools.filter((tool) => allowed.includes(tool.name)) : connection.tools;
+  }
+
+  private rebuildIndex(): void {
+    const index = new Map<string, { connection: Connection; tool: Tool }>();
+    for (const connection of this.connected()) {
+      for (const tool of this.visibleTools(connection)) {
+        index.set(encodeToolName(connection.config.name, tool.name), { connection, tool });
+      }
+    }
+    this.toolIndex = index;
+  }
+
+  private createTransport(connection: Connection): Transport {
+    const config = connection.config;
+    if (config.transport === 'stdio') {
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        // The SDK adds only a minimal inherited set (PATH, HOME, …): the host's secrets stay here.
+        env: config.env,
+        cwd: config.cwd,
+        stderr: 'pipe',
+      });
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n')) {
+          if (!line.trim()) continue;
+          connection.stderrTail = [...connection.stderrTail.slice(-4), line.slice(0, 500)];
+          this.logger.debug({ server: config.name, stderr: line.slice(0, 2000) }, 'MCP server stderr');
+        }
+      });
+      return transport;
+    }
+    const url = new URL(config.url);
+    const requestInit = { headers: config.headers };
+    return config.transport === 'http'
+      ? new StreamableHTTPClientTransport(url, { requestInit })
+      : new SSEClientTransport(url, {
+          requestInit,
+          eventSourceInit: {
+            fetch: (input, init) =>
+              fetch(input, { ...init, headers: { ...(init?.headers as object), ...config.headers } }),
+          },
+        });
+  }
+
+  private async open(connection: Connection): Promise<void> {
+    const name = connection.config.name;
+    const started = Date.now();
+    try {
+      const client = new Client(this.clientInfo, {
+        capabilities: {},
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (error || !tools) {
+                this.logger.warn(
+                  { server: name, error: describeError(error) },
+                  'MCP tool list refresh failed',
+                );
+                return;
+              }
+              connection.tools = tools;
+              this.rebuildIndex();
+              this.logger.info({ server: name, tools: tools.length }, 'MCP server tools changed');
+            },
+          },
+        },
+      });
+      const transport = this.createTransport(connection);
+      connection.client = client;
+      connection.transport = transport;
+      transport.onerror = (error) => {
+        this.logger.warn({ server: name, error: describeError(error) }, 'MCP transport error');
+      };
+      await withTimeout(
+        (async () => {
+          await client.connect(transport);
+          if (transport instanceof StdioClientTransport && transport.pid) connection.pid = transport.pid;
+          connection.tools = await this.listAllTools(client);
+        })(),
+        this.connectTimeoutMs,
+        `no answer to initialize/tools/list within ${this.connectTimeoutMs} ms`,
+      );
+      if (connection.pid)
+        for (const pid of await descendantsOf(connection.pid)) connection.descendants.add(pid);
+      client.onclose = () => {
+        if (connection.state !== 'connected') return;
+        connection.state = 'failed';
+        connection.reason = `connection closed${connection.stderrTail.length ? `: ${connection.stderrTail.at(-1)}` : ''}`;
+        this.logger.warn(
+          { server: name, reason: connection.reason },
+          'MCP server disconnected; its tools now fail',
+        );
+        this.rebuildIndex();
+        void terminate([...connection.descendants]);
+      };
+      connection.state = 'connected';
+      this.logger.info(
+        {
+          server: name,
+          transport: connection.config.transport,
+          tools: this.visibleTools(connection).length,
+          ms: Date.now() - started,
+        },
+        'MCP server connected',
+      );
+    } catch (error) {
+      const detail = describeError(error);
+      const stderr = connection.stderrTail.at(-1);
+      connection.reason = stderr && !detail.includes(stderr) ? `${detail} (stderr: ${stderr})` : detail;
+      this.logger.error(
+        { server: name, reason: connection.reason },
+        'MCP server failed to start; skipping it',
+      );
+      await this.shutDown(connection, connection.reason);
+      connection.state = 'failed';
+    }
+  }
+
+  private async listAllTools(client: Client): Promise<Tool[]> {
+    if (!client.getServerCapabilities()?.tools) return [];
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const result = await client.listTools(cursor ? { cursor } : undefined);
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  }
+
+  private async shutDown(connection: Connection, reason: string): Promise<void> {
+    const wasConnected = connection.state === 'connected';
+    if (connection.state !== 'failed') connection.state = 'closed';
+    if (wasConnected || !connection.reason) connection.reason = reason;
+    const { client, transport } = connection;
+    connection.client = undefined;
+    connection.transport = undefined;
+    if (!client && !transport) return;
+    if (client) client.onclose = undefined;
+    const pid = connection.pid;
+    if (pid) for (const descendant of await descendantsOf(pid)) connection.descendants.add(descendant);
+    const graceful = client ? client.close() : (transport?.close() ?? Promise.resolve());
+    await Promise.race([
+      graceful.catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, closeBudgetMs - 2000).unref()),
+    ]);
+    await terminate([...(pid ? [pid] : []), ...connection.descendants], 1000);
+  }
+}

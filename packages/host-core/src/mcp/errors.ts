@@ -1,0 +1,56 @@
+/** Base of the errors `McpClientManager.callTool` throws; `code` is stable for programs. */
+export class McpToolError extends Error {
+  constructor(
+    readonly code: 'TOOL_NOT_FOUND' | 'REQUEST_TIMEOUT' | 'TOOL_EXECUTION_FAILED' | 'CANCELLED',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** No connected server offers a tool of that name. */
+export class McpToolNotFoundError extends McpToolError {
+  override name = 'McpToolNotFoundError';
+  constructor(readonly toolName: string) {
+    super('TOOL_NOT_FOUND', `Unknown tool "${toolName}": no connected server offers it`);
+  }
+}
+
+/** The server did not answer within the timeout; the request was cancelled on the server. */
+export class McpToolTimeoutError extends McpToolError {
+  override name = 'McpToolTimeoutError';
+  constructor(
+    readonly toolName: string,
+    readonly server: string,
+    readonly timeoutMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'REQUEST_TIMEOUT',
+      `Tool "${toolName}" of server "${server}" did not answer within ${timeoutMs} ms`,
+      options,
+    );
+  }
+}
+
+/** The server failed, crashed or disconnected while (or before) running the call. */
+export class McpToolExecutionError extends McpToolError {
+  override name = 'McpToolExecutionError';
+  constructor(
+    readonly toolName: string,
+    readonly server: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super('TOOL_EXECUTION_FAILED', `Tool "${toolName}" of server "${server}" failed: ${detail}`, options);
+  }
+}
+
+/** The caller aborted the call. */
+export class McpToolCancelledError extends McpToolError {
+  override name = 'McpToolCancelledError';
+  constructor(readonly toolName: string) {
+    super('CANCELLED', `Tool "${toolName}" was cancelled`);
+  }
+}

@@ -1,0 +1,71 @@
+/** Default size limit of one tool result handed to the model, in characters. */
+export const defaultResultBudget = 20_000;
+
+interface ContentBlock {
+  type: string;
+  text?: string;
+  mimeType?: string;
+  data?: string;
+  uri?: string;
+  name?: string;
+  resource?: { uri?: string; mimeType?: string; text?: string; blob?: string };
+}
+
+/** The parts of an MCP tool result the host reads. */
+export interface RawToolResult {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+}
+
+function base64Bytes(data: string | undefined): number {
+  if (!data) return 0;
+  return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
+}
+
+function describe(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text ?? '';
+    case 'image':
+    case 'audio':
+      return `[${block.type}: ${block.mimeType ?? 'unknown type'}, ${base64Bytes(block.data)} bytes]`;
+    case 'resource_link':
+      return `[resource link: ${block.uri ?? '?'}${block.name ? ` (${block.name})` : ''}${block.mimeType ? `, ${block.mimeType}` : ''}]`;
+    case 'resource': {
+      const resource = block.resource ?? {};
+      if (typeof resource.text === 'string') return resource.text;
+      return `[resource: ${resource.uri ?? '?'}, ${resource.mimeType ?? 'unknown type'}, ${base64Bytes(resource.blob)} bytes]`;
+    }
+    default:
+      return `[${String(block.type)} content]`;
+  }
+}
+
+/** Cuts text longer than `budget`, keeping head and tail and saying how much was left out. */
+export function truncateMiddle(text: string, budget: number): string {
+  if (text.length <= budget) return text;
+  const note = (cut: number) => `\n\n[… ${cut} characters cut of ${text.length} …]\n\n`;
+  const room = Math.max(0, budget - note(text.length).length);
+  const head = Math.ceil(room * 0.7);
+  const tail = room - head;
+  return `${text.slice(0, head)}${note(text.length - head - tail)}${text.slice(text.length - tail)}`;
+}
+
+/**
+ * Turns an MCP tool result into the text the model reads: text blocks joined, other blocks
+ * described (never silently dropped), `structuredContent` when there is no text, within a budget.
+ */
+export function formatToolResult(
+  result: RawToolResult,
+  budget = defaultResultBudget,
+): { text: string; isError: boolean } {
+  const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
+  const parts = blocks.map(describe).filter((part) => part !== '');
+  const hasText = blocks.some((block) => block.type === 'text' && block.text);
+  if (!hasText && result.structuredContent !== undefined) {
+    parts.push(JSON.stringify(result.structuredContent, null, 2));
+  }
+  const text = parts.length > 0 ? parts.join('\n') : '(the tool returned no content)';
+  return { text: truncateMiddle(text, budget), isError: result.isError === true };
+}

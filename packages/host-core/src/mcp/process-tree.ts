@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+async function parentMap(): Promise<Map<number, number>> {
+  const parents = new Map<number, number>();
+  try {
+    // Linux: /proc/<pid>/stat holds "pid (comm) state ppid …"; comm may contain spaces and ")".
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (Number.isInteger(ppid)) parents.set(Number(entry), ppid);
+    }
+    return parents;
+  } catch {
+    const { stdout } = await run('ps', ['-A', '-o', 'pid=,ppid=']);
+    for (const line of stdout.split('\n')) {
+      const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+      if (pid !== undefined && ppid !== undefined && Number.isInteger(pid)) parents.set(pid, ppid);
+    }
+    return parents;
+  }
+}
+
+/** Every live descendant of `pid` (children, grandchildren, …). Best effort; never throws. */
+export async function descendantsOf(pid: number): Promise<number[]> {
+  try {
+    const parents = await parentMap();
+    const found: number[] = [];
+    const queue = [pid];
+    while (queue.length > 0) {
+      const current = queue.shift() as number;
+      for (const [child, parent] of parents) {
+        if (parent === current && !found.includes(child)) {
+          found.push(child);
+          queue.push(child);
+        }
+      }
+    }
+    return found;
+  } catch {
+    return [];
+  }
+}
+
+/** Whether a process is still running (a zombie awaiting its reaper counts as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (macOS): kill(0) is the best answer there is
+  }
+}
+
+/** SIGTERM to each pid, then SIGKILL to those still alive after `graceMs`. */
+export async function terminate(pids: number[], graceMs = 1000): Promise<void> {
+  const signal = (pid: number, name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // already gone
+    }
+  };
+  const alive = pids.filter(isAlive);
+  for (const pid of alive) signal(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (alive.some(isAlive) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  const stubborn = alive.filter(isAlive);
+  for (const pid of stubborn) signal(pid, 'SIGKILL');
+  const killDeadline = Date.now() + 1000;
+  while (stubborn.some(isAlive) && Date.now() < killDeadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+}

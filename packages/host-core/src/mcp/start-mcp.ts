@@ -1,0 +1,38 @@
+import { isMcpEnabled, loadMcpConfig, mcpConfigPath } from '../config/mcp-config.js';
+import { silentLogger } from '../logger.js';
+import { McpClientManager, type McpClientManagerOptions } from './client-manager.js';
+
+/** Options of {@link startMcpFromEnvironment}. */
+export interface StartMcpOptions extends McpClientManagerOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Folder the default config path is relative to (default: the process's). */
+  cwd?: string;
+}
+
+/**
+ * What an app does at start-up: when `MCP_ENABLED` is true and the config file exists, connect
+ * every configured server and log each one's status. Returns undefined when MCP is off. A broken
+ * config file throws `McpConfigError`; a server that fails is only logged.
+ */
+export async function startMcpFromEnvironment(
+  options: StartMcpOptions = {},
+): Promise<McpClientManager | undefined> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? silentLogger;
+  if (!isMcpEnabled(env)) {
+    logger.info({}, 'MCP is off (set MCP_ENABLED=true to use MCP servers)');
+    return undefined;
+  }
+  const path = mcpConfigPath(env, options.cwd);
+  const servers = await loadMcpConfig(path, env);
+  if (!servers) {
+    logger.info({ path }, 'MCP is off: no server config file at this path (set MCP_SERVERS_CONFIG)');
+    return undefined;
+  }
+  const manager = new McpClientManager({ ...options, logger });
+  await manager.connect(servers);
+  for (const server of manager.status()) {
+    logger.info({ ...server }, `MCP server ${server.name}: ${server.state}, ${server.toolCount} tools`);
+  }
+  return manager;
+}

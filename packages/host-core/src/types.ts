@@ -1,0 +1,82 @@
+// The provider-neutral types: the seam where MCP tools meet the model. Every provider adapter
+// translates these to and from one vendor's API; nothing else crosses between the packages.
+
+/** A JSON Schema object (as MCP tools declare their input). */
+export type JsonSchema = Record<string, unknown>;
+
+/** A tool the model may call. */
+export interface ToolDefinition {
+  /** Provider-safe name (`^[a-zA-Z0-9_-]{1,64}$`), e.g. `mcp__weather__get_weather`. */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  inputSchema: JsonSchema;
+}
+
+/** A call the model asked for. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** The outcome of one tool call, as the model will read it. */
+export interface ToolResult {
+  toolCallId: string;
+  content: string;
+  isError: boolean;
+}
+
+/** One message of a conversation. */
+export interface Message {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  /** On `tool` messages: the call this answers. */
+  toolCallId?: string;
+  /** On `tool` messages: whether the call failed. */
+  isError?: boolean;
+  /** On `assistant` messages: the calls the model made. */
+  toolCalls?: ToolCall[];
+}
+
+/** Token counts of one model call, when the provider reports them. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Why the model stopped. */
+export type StopReason = 'end' | 'tool_calls' | 'max_tokens' | 'content_filter' | 'other';
+
+/** One model response. */
+export interface LLMResponse {
+  content: string;
+  model: string;
+  usage?: Usage;
+  toolCalls: ToolCall[];
+  stopReason: StopReason;
+}
+
+/** Per-call options of a provider. */
+export interface CompletionOptions {
+  signal?: AbortSignal;
+  /** When given, the provider streams and reports text as it arrives. */
+  onTextDelta?: (text: string) => void;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/**
+ * A language model behind one vendor API. `completeWithTools` offers tools; a provider without tool
+ * support may implement it by calling `complete` and ignoring them.
+ */
+export interface LLMProvider {
+  /** Short name for logs (`openai`, `anthropic`, …). */
+  readonly name: string;
+  complete(messages: Message[], options?: CompletionOptions): Promise<LLMResponse>;
+  completeWithTools(
+    messages: Message[],
+    tools: ToolDefinition[],
+    options?: CompletionOptions,
+  ): Promise<LLMResponse>;
+}

@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import type { RemoteServerConfig, StdioServerConfig } from '../src/config/mcp-config.js';
+import type { Logger } from '../src/logger.js';
+
+export const fixtures = resolve(import.meta.dirname, 'fixtures');
+export const repositoryRoot = resolve(import.meta.dirname, '..', '..', '..');
+/** The built weather server of this repository. */
+export const weatherEntry = join(repositoryRoot, 'mcp_servers', 'weather', 'dist', 'index.js');
+export const everythingEntry = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+
+/** A stdio server config running a Node script. */
+export function nodeServer(
+  name: string,
+  script: string,
+  args: string[] = [],
+  extra: Partial<StdioServerConfig> = {},
+): StdioServerConfig {
+  return {
+    name,
+    transport: 'stdio',
+    command: process.execPath,
+    args: [script, ...args],
+    env: {},
+    cwd: fixtures,
+    timeoutMs: 30_000,
+    disabled: false,
+    ...extra,
+  };
+}
+
+/** A remote server config. */
+export function remoteServer(
+  name: string,
+  transport: 'http' | 'sse',
+  url: string,
+  extra: Partial<RemoteServerConfig> = {},
+): RemoteServerConfig {
+  return { name, transport, url, headers: {}, timeoutMs: 30_000, disabled: false, ...extra };
+}
+
+/** A logger that keeps every line, to assert on what was logged. */
+export function recordingLogger(): Logger & {
+  lines: Array<{ level: string; message: string; fields: Record<string, unknown> }>;
+} {
+  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
+  const at = (level: string) => (fields: Record<string, unknown>, message: string) => {
+    lines.push({ level, message, fields });
+  };
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePromise(port));
+    });
+  });
+}
+
+/** Starts server-everything over HTTP (`streamableHttp`) or SSE; resolves once it listens. */
+export async function startEverything(
+  mode: 'streamableHttp' | 'sse',
+): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [everythingEntry, mode], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise<void>((resolvePromise, reject) => {
+    let stderr = '';
+    const timer = setTimeout(
+      () => reject(new Error(`server-everything ${mode} did not start: ${stderr}`)),
+      15_000,
+    );
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+      if (/listening|running/i.test(stderr)) {
+        clearTimeout(timer);
+        resolvePromise();
+      }
+    });
+  });
+  return { url: `http://127.0.0.1:${port}/${mode === 'sse' ? 'sse' : 'mcp'}`, child };
+}
+
+/** Waits until `check` holds, polling for at most `ms`. */
+export async function eventually(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 25));
+  }
+  return check();
+}
