@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { it } from 'vitest';
+import { McpClientManager } from '../src/mcp/client-manager.js';
+import { descendantsOf } from '../src/mcp/process-tree.js';
+import { fixtures, nodeServer } from '../test/helpers.js';
+import { percentile, printTable } from './table.js';
+
+const echo = join(fixtures, 'echo-server.mjs');
+
+function rssMiB(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function timeConnect(count: number, sequential = false): Promise<number> {
+  const manager = new McpClientManager();
+  const servers = Array.from({ length: count }, (_, index) => nodeServer(`echo${index}`, echo));
+  const started = performance.now();
+  if (sequential) for (const server of servers) await manager.connect([server]);
+  else await manager.connect(servers);
+  const elapsed = performance.now() - started;
+  await manager.close();
+  return elapsed;
+}
+
+it('McpClientManager benchmark', async () => {
+  const one: number[] = [];
+  const ten: number[] = [];
+  const tenSequential: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    one.push(await timeConnect(1));
+    ten.push(await timeConnect(10));
+    tenSequential.push(await timeConnect(10, true));
+  }
+
+  // Per-call overhead: the manager's callTool against the SDK's bare Client.callTool, same server kind.
+  const calls = 2000;
+  const manager = new McpClientManager();
+  await manager.connect([nodeServer('echo', echo)]);
+  const bare = new Client({ name: 'bench', version: '0' });
+  await bare.connect(new StdioClientTransport({ command: process.execPath, args: [echo], stderr: 'ignore' }));
+  const viaManager: number[] = [];
+  const viaSdk: number[] = [];
+  for (let index = 0; index < 200; index++) {
+    await manager.callTool('mcp__echo__echo', { message: 'warm' });
+    await bare.callTool({ name: 'echo', arguments: { message: 'warm' } });
+  }
+  for (let index = 0; index < calls; index++) {
+    let started = performance.now();
+    await manager.callTool('mcp__echo__echo', { message: 'x' });
+    viaManager.push(performance.now() - started);
+    started = performance.now();
+    await bare.callTool({ name: 'echo', arguments: { message: 'x' } });
+    viaSdk.push(performance.now() - started);
+  }
+  await bare.close();
+  await manager.close();
+
+  const many = new McpClientManager();
+  await many.connect(Array.from({ length: 10 }, (_, index) => nodeServer(`echo${index}`, echo)));
+  const children = await descendantsOf(process.pid);
+  const childRss = children.reduce((sum, pid) => sum + rssMiB(pid), 0);
+  const hostRss = process.memoryUsage().rss / 1024 / 1024;
+  await many.close();
+
+  const managerP50 = percentile(viaManager, 0.5);
+  const sdkP50 = percentile(viaSdk, 0.5);
+  const format = (value: number) => value.toFixed(3);
+  printTable('@ai-assistant/host-core McpClientManager benchmark (stdio echo servers)', [
+    ['connect 1 stdio server (median of 5)', `${format(percentile(one, 0.5))} ms`],
+    ['connect 10 stdio servers in parallel (median of 5)', `${format(percentile(ten, 0.5))} ms`],
+    ['  the same 10 one after another, for comparison', `${format(percentile(tenSequential, 0.5))} ms`],
+    [
+      "  ratio parallel 10 / 1 (CPU-bound starts on this machine's cores)",
+      `${(percentile(ten, 0.5) / percentile(one, 0.5)).toFixed(2)}×`,
+    ],
+    [
+      `callTool p50 via manager / bare SDK Client (${calls} calls)`,
+      `${format(managerP50)} / ${format(sdkP50)} ms`,
+    ],
+    [
+      '  ratio (aim ≤ 1.1×) and added per call (aim < 0.2 ms)',
+      `${(managerP50 / sdkP50).toFixed(3)}× / ${format(managerP50 - sdkP50)} ms`,
+    ],
+    [
+      'RSS with 10 servers: host / 10 children together',
+      `${hostRss.toFixed(1)} / ${childRss.toFixed(1)} MiB`,
+    ],
+  ]);
+});
