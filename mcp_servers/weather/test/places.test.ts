@@ -30,6 +30,9 @@ describe.skipIf(!jmaFixturesDir)(`place names against the real area.json${skipRe
     ['静岡県森町', '220000', '220040'],
     ['森町（北海道）', '017000', '017010'],
     ['仙台', '040000', '040010'],
+    ['千代田区', '130000', '130010'],
+    ['群馬県千代田町', '100000', '100010'],
+    ['新宿区', '130000', '130010'],
   ])('%s → office %s, area %s', (input, office, class10) => {
     const place = found(input);
     expect([place.officeCode, place.class10Code]).toEqual([office, class10]);

@@ -1,4 +1,16 @@
 export {
+  ChatCancelledError,
+  type ChatEvent,
+  ChatService,
+  type ChatServiceOptions,
+  defaultSystemPrompt,
+  type RespondInput,
+  type RespondResult,
+  type ToolHost,
+  type TraceEntry,
+} from './chat/chat-service.js';
+export { checkArguments } from './chat/validate-arguments.js';
+export {
   defaultToolTimeoutMs,
   isMcpEnabled,
   loadMcpConfig,

@@ -18,6 +18,11 @@ export interface ToolCall {
   id: string;
   name: string;
   arguments: Record<string, unknown>;
+  /**
+   * Set by a provider when the model's arguments could not be parsed (not JSON, not an object);
+   * the chat loop answers the call with this as an error the model can correct.
+   */
+  argumentsError?: string;
 }
 
 /** The outcome of one tool call, as the model will read it. */

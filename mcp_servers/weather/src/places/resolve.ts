@@ -292,7 +292,7 @@ export class PlaceIndex {
     return majorCities.filter((city) => !this.majorCityEntries.has(normalizePlace(city)));
   }
 
-  /** Resolves a place name in four stages: exact, prefix, partial, then the major-city table. */
+  /** Resolves a place name in stages: exact (as typed, then without suffix), prefix, partial, major cities. */
   resolve(input: string): PlaceResolution {
     const trimmed = input.trim();
     if (trimmed === '')
@@ -323,7 +323,9 @@ export class PlaceIndex {
     const stripped = stripSuffix(query);
     const pool = prefecture ? this.entries.filter((entry) => entry.prefecture === prefecture) : this.entries;
     const stages: Array<(key: string) => boolean> = [
-      (key) => key === query || key === stripped,
+      // What the user typed, suffix included, beats a suffix-stripped match (千代田区 ≠ 千代田町).
+      (key) => key === query,
+      (key) => key === stripped,
       (key) => query.length >= 2 && key.startsWith(query),
       (key) => query.length >= 2 && key.includes(query),
     ];

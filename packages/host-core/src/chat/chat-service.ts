@@ -1,0 +1,350 @@
+import { type Logger, silentLogger } from '../logger.js';
+import type { McpClientManager } from '../mcp/client-manager.js';
+import {
+  McpToolCancelledError,
+  McpToolError,
+  McpToolNotFoundError,
+  McpToolTimeoutError,
+} from '../mcp/errors.js';
+import type { LLMProvider, Message, ToolCall, ToolDefinition } from '../types.js';
+import { checkArguments, firstRequiredString } from './validate-arguments.js';
+
+/** What the chat loop needs from the MCP side; `McpClientManager` is one. */
+export type ToolHost = Pick<
+  McpClientManager,
+  | 'listTools'
+  | 'resolveTool'
+  | 'callTool'
+  | 'systemInstructions'
+  | 'responseInstructionFor'
+  | 'autoContextTools'
+>;
+
+/** Progress of one turn, reported as it happens. */
+export type ChatEvent =
+  | {
+      type: 'tool_start';
+      callId: string;
+      name: string;
+      server?: string;
+      tool?: string;
+      arguments: Record<string, unknown>;
+    }
+  | {
+      type: 'tool_end';
+      callId: string;
+      name: string;
+      server?: string;
+      tool?: string;
+      ok: boolean;
+      durationMs: number;
+    }
+  | { type: 'text_delta'; text: string };
+
+/** One tool call of a turn, for logs and progress display. */
+export interface TraceEntry {
+  name: string;
+  server?: string;
+  tool?: string;
+  arguments: Record<string, unknown>;
+  durationMs: number;
+  ok: boolean;
+  /** The error text the model saw, when the call failed. */
+  error?: string;
+}
+
+/** Input of {@link ChatService.respond}. */
+export interface RespondInput {
+  /** Earlier user and assistant messages of the conversation (no tool steps). */
+  history: Message[];
+  userMessage: string;
+  signal?: AbortSignal;
+  onEvent?: (event: ChatEvent) => void;
+}
+
+/** Outcome of one turn. */
+export interface RespondResult {
+  /** The final answer. */
+  text: string;
+  trace: TraceEntry[];
+  /** Model calls made with tools offered. */
+  rounds: number;
+  limitReached: boolean;
+  /** History to keep: the input history plus this user message and the final answer, nothing else. */
+  history: Message[];
+}
+
+/** Options of {@link ChatService}. */
+export interface ChatServiceOptions {
+  provider: LLMProvider;
+  /** Where tools come from; without it (MCP off) every turn is one plain model call. */
+  tools?: ToolHost;
+  /** Base system prompt; each connected server's `system_instruction` is appended. */
+  systemPrompt?: string;
+  /** Most model calls with tools per turn (default 10, `TOOL_LOOP_MAX_ITERATIONS`). */
+  maxIterations?: number;
+  /** Overrides every server's per-call timeout (`TOOL_CALL_TIMEOUT_MS`). */
+  toolTimeoutMs?: number;
+  logger?: Logger;
+}
+
+/** The turn was aborted by its signal. */
+export class ChatCancelledError extends Error {
+  override name = 'ChatCancelledError';
+  readonly code = 'CANCELLED';
+  constructor() {
+    super('The answer was cancelled before it was finished.');
+  }
+}
+
+/** The default base system prompt. */
+export const defaultSystemPrompt = [
+  'You are a helpful assistant in a team chat. Answer in the language the user writes in.',
+  'Use the available tools when they give better or fresher information than you have, and base your answer on their results.',
+  'When a tool fails, say so plainly and answer with what you know. Keep answers concise.',
+].join('\n');
+
+function limitMessage(limit: number): string {
+  return (
+    `The tool-call limit for this answer (${limit} rounds) has been reached, so no more tools can be used. ` +
+    'Answer now with the information gathered so far, and say briefly if something could not be looked up.'
+  );
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new ChatCancelledError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ChatCancelledError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(signal.aborted ? new ChatCancelledError() : error);
+      },
+    );
+  });
+}
+
+/**
+ * One user message in, one text answer out: the tool-calling loop with its safety valves
+ * (bounded rounds, per-call timeouts, every failure turned into a result the model can read).
+ */
+export class ChatService {
+  private readonly provider: LLMProvider;
+  private readonly tools: ToolHost | undefined;
+  private readonly systemPrompt: string;
+  private readonly maxIterations: number;
+  private readonly toolTimeoutMs: number | undefined;
+  private readonly logger: Logger;
+
+  constructor(options: ChatServiceOptions) {
+    this.provider = options.provider;
+    this.tools = options.tools;
+    this.systemPrompt = options.systemPrompt ?? defaultSystemPrompt;
+    this.maxIterations = Math.max(1, options.maxIterations ?? 10);
+    this.toolTimeoutMs = options.toolTimeoutMs;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** Answers one user message; rejects with {@link ChatCancelledError} when `signal` aborts. */
+  async respond(input: RespondInput): Promise<RespondResult> {
+    const { signal, onEvent } = input;
+    const emit = (event: ChatEvent) => {
+      try {
+        onEvent?.(event);
+      } catch (error) {
+        this.logger.warn({ error: String(error) }, 'chat event listener threw');
+      }
+    };
+    const completionOptions = {
+      signal,
+      ...(onEvent ? { onTextDelta: (text: string) => emit({ type: 'text_delta', text }) } : {}),
+    };
+    const finish = (
+      text: string,
+      trace: TraceEntry[],
+      rounds: number,
+      limitReached: boolean,
+    ): RespondResult => ({
+      text,
+      trace,
+      rounds,
+      limitReached,
+      history: [
+        ...input.history,
+        { role: 'user', content: input.userMessage },
+        { role: 'assistant', content: text },
+      ],
+    });
+
+    const tools = this.tools?.listTools() ?? [];
+    if (!this.tools || tools.length === 0) {
+      // MCP off (or no tool available): exactly one plain model call.
+      const messages: Message[] = [
+        { role: 'system', content: this.systemPrompt },
+        ...input.history,
+        { role: 'user', content: input.userMessage },
+      ];
+      const response = await abortable(this.provider.complete(messages, completionOptions), signal);
+      return finish(response.content, [], 0, false);
+    }
+
+    const host = this.tools;
+    const system = [
+      this.systemPrompt,
+      ...host.systemInstructions(),
+      ...(await this.autoContext(host, input)),
+    ];
+    const messages: Message[] = [
+      { role: 'system', content: system.join('\n\n') },
+      ...input.history,
+      { role: 'user', content: input.userMessage },
+    ];
+    const trace: TraceEntry[] = [];
+    const instructed = new Set<string>();
+
+    for (let round = 1; round <= this.maxIterations; round++) {
+      const response = await abortable(
+        this.provider.completeWithTools(messages, tools, completionOptions),
+        signal,
+      );
+      if (response.toolCalls.length === 0) return finish(response.content, trace, round, false);
+
+      messages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
+      // All calls of a round run concurrently; their results keep the order the model asked in.
+      const results = await abortable(
+        Promise.all(response.toolCalls.map((call) => this.runTool(host, tools, call, signal, emit))),
+        signal,
+      );
+      results.forEach((result, index) => {
+        const call = response.toolCalls[index] as ToolCall;
+        trace.push(result.trace);
+        let content = result.content;
+        // A server's response_instruction follows its first result of the turn, never again.
+        const instruction = host.responseInstructionFor(call.name);
+        const server = result.trace.server;
+        if (instruction && server && !instructed.has(server)) {
+          instructed.add(server);
+          content = `${content}\n\n[Instruction for using this result] ${instruction}`;
+        }
+        messages.push({ role: 'tool', toolCallId: call.id, content, isError: !result.trace.ok });
+      });
+    }
+
+    // A model that keeps calling tools forever is a bug; end with a plain answer from what we have.
+    this.logger.warn({ rounds: this.maxIterations, calls: trace.length }, 'tool-call limit reached');
+    messages.push({ role: 'user', content: limitMessage(this.maxIterations) });
+    const final = await abortable(this.provider.complete(messages, completionOptions), signal);
+    return finish(final.content, trace, this.maxIterations, true);
+  }
+
+  private async autoContext(host: ToolHost, input: RespondInput): Promise<string[]> {
+    const sections: string[] = [];
+    for (const tool of host.autoContextTools()) {
+      const parameter = firstRequiredString(tool.inputSchema);
+      if (!parameter) {
+        this.logger.warn(
+          { server: tool.server, tool: tool.name },
+          'auto_context_tool has no string parameter; skipped',
+        );
+        continue;
+      }
+      try {
+        const outcome = await host.callTool(
+          tool.name,
+          { [parameter]: input.userMessage },
+          { signal: input.signal, ...(this.toolTimeoutMs ? { timeoutMs: this.toolTimeoutMs } : {}) },
+        );
+        if (outcome.isError) throw new Error(outcome.text);
+        const instruction = host.responseInstructionFor(tool.name);
+        sections.push(
+          `Context from ${tool.server} (looked up for this message):\n${outcome.text}${instruction ? `\n\n${instruction}` : ''}`,
+        );
+      } catch (error) {
+        if (input.signal?.aborted) throw new ChatCancelledError();
+        this.logger.warn(
+          { server: tool.server, tool: tool.name, error: String(error) },
+          'auto-context tool failed; skipped',
+        );
+      }
+    }
+    return sections;
+  }
+
+  private async runTool(
+    host: ToolHost,
+    tools: ToolDefinition[],
+    call: ToolCall,
+    signal: AbortSignal | undefined,
+    emit: (event: ChatEvent) => void,
+  ): Promise<{ content: string; trace: TraceEntry }> {
+    const target = host.resolveTool(call.name);
+    const where = target ? { server: target.server, tool: target.tool } : {};
+    const started = performance.now();
+    emit({ type: 'tool_start', callId: call.id, name: call.name, ...where, arguments: call.arguments });
+    let content: string;
+    let ok = false;
+    try {
+      const definition = tools.find((tool) => tool.name === call.name);
+      const problem =
+        call.argumentsError ??
+        (definition ? checkArguments(call.arguments, definition.inputSchema) : undefined);
+      if (!definition) {
+        throw new McpToolNotFoundError(call.name);
+      } else if (problem) {
+        content = `Error: invalid arguments for ${call.name}: ${problem}. Call the tool again with corrected arguments.`;
+      } else {
+        const outcome = await host.callTool(call.name, call.arguments, {
+          signal,
+          ...(this.toolTimeoutMs ? { timeoutMs: this.toolTimeoutMs } : {}),
+        });
+        content = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
+        ok = !outcome.isError;
+      }
+    } catch (error) {
+      if (error instanceof McpToolCancelledError || signal?.aborted) {
+        emit({
+          type: 'tool_end',
+          callId: call.id,
+          name: call.name,
+          ...where,
+          ok: false,
+          durationMs: performance.now() - started,
+        });
+        throw new ChatCancelledError();
+      }
+      content = this.describeFailure(call.name, tools, error);
+    }
+    const durationMs = performance.now() - started;
+    emit({ type: 'tool_end', callId: call.id, name: call.name, ...where, ok, durationMs });
+    return {
+      content,
+      trace: {
+        name: call.name,
+        ...where,
+        arguments: call.arguments,
+        durationMs,
+        ok,
+        ...(ok ? {} : { error: content }),
+      },
+    };
+  }
+
+  private describeFailure(name: string, tools: ToolDefinition[], error: unknown): string {
+    if (error instanceof McpToolNotFoundError) {
+      const available = tools.map((tool) => tool.name).join(', ');
+      return `Error: there is no tool named "${name}". Available tools: ${available}.`;
+    }
+    if (error instanceof McpToolTimeoutError) {
+      return `Error: ${name} timed out after ${error.timeoutMs} ms (its data source did not answer). Tell the user it could not be looked up right now.`;
+    }
+    this.logger.warn({ tool: name, error: String(error) }, 'tool call failed');
+    const detail = error instanceof McpToolError ? error.message : 'the tool failed unexpectedly';
+    return `Error: ${detail}. Tell the user this information could not be retrieved.`;
+  }
+}
