@@ -6,7 +6,7 @@ import { jmaFixturesDir } from '../../../mcp_servers/weather/test/jma-fixtures.j
 import { ChatService } from '../src/chat/chat-service.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { descendantsOf } from '../src/mcp/process-tree.js';
-import { fixtures, nodeServer, weatherEntry } from '../test/helpers.js';
+import { fixtures, nodeServer, weatherServer } from '../test/helpers.js';
 import { ScriptedProvider } from '../test/scripted-provider.js';
 import { printTable } from './table.js';
 
@@ -49,11 +49,7 @@ it.skipIf(!jmaFixturesDir)('ChatService benchmark', async () => {
   // 200 concurrent answers against one weather server.
   const jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
   const weather = new McpClientManager();
-  await weather.connect([
-    nodeServer('weather', weatherEntry, [], {
-      env: { JMA_BASE_URL: jma.baseUrl, MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00' },
-    }),
-  ]);
+  await weather.connect([weatherServer(jma.baseUrl)]);
   // Places of the Tokyo office: the recorded forecast that matches the pinned clock.
   const places = [
     '東京',

@@ -4,7 +4,7 @@ import { type FakeJma, startFakeJma } from '../../../mcp_servers/weather/test/fa
 import { jmaFixturesDir, skipReason } from '../../../mcp_servers/weather/test/jma-fixtures.js';
 import { ChatCancelledError, type ChatEvent, ChatService } from '../src/chat/chat-service.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
-import { fixtures, nodeServer, weatherEntry } from './helpers.js';
+import { fixtures, nodeServer, weatherServer } from './helpers.js';
 import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 const echo = join(fixtures, 'echo-server.mjs');
@@ -26,8 +26,7 @@ describe.skipIf(!jmaFixturesDir)(`chat loop with the real weather server${skipRe
   });
   afterAll(() => jma?.close());
   const weather = () =>
-    nodeServer('weather', weatherEntry, [], {
-      env: { JMA_BASE_URL: jma.baseUrl, MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00' },
+    weatherServer(jma.baseUrl, {
       systemInstruction: 'Use the weather tool for Japanese weather.',
       responseInstruction: 'Cite 気象庁.',
     });

@@ -18,11 +18,10 @@ import {
   recordingLogger,
   remoteServer,
   startEverything,
-  weatherEntry,
+  weatherServer,
 } from './helpers.js';
 
 const echo = join(fixtures, 'echo-server.mjs');
-const recordedNow = '2026-03-12T05:30:00+09:00';
 const managers: McpClientManager[] = [];
 
 function manager(options: ConstructorParameters<typeof McpClientManager>[0] = {}) {
@@ -43,10 +42,7 @@ describe.skipIf(!jmaFixturesDir)(`with the real weather server${skipReason}`, ()
     jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
   });
   afterAll(() => jma?.close());
-  const weather = () =>
-    nodeServer('weather', weatherEntry, [], {
-      env: { JMA_BASE_URL: jma.baseUrl, MCP_WEATHER_NOW: recordedNow },
-    });
+  const weather = () => weatherServer(jma.baseUrl);
 
   it('ac4 connects to a configured server and lists its tools as ToolDefinitions', async () => {
     const mcp = manager();

@@ -104,3 +104,11 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms = 5
   }
   return check();
 }
+
+/** The weather server config pointed at a fake JMA, with the clock pinned to the recorded Tokyo issue. */
+export function weatherServer(jmaBaseUrl: string, extra: Partial<StdioServerConfig> = {}): StdioServerConfig {
+  return nodeServer('weather', weatherEntry, [], {
+    ...extra,
+    env: { JMA_BASE_URL: jmaBaseUrl, MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00', ...extra.env },
+  });
+}
