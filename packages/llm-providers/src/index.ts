@@ -1,2 +1,35 @@
-// Provider adapters land here (OpenAI, Anthropic, OpenAI-compatible); see the package README.
-export {};
+export { AnthropicProvider, type AnthropicProviderOptions } from './anthropic/anthropic-provider.js';
+export {
+  collectAnthropicStream,
+  fromAnthropicResponse,
+  mapAnthropicStopReason,
+} from './anthropic/convert-from-anthropic-response.js';
+export { type AnthropicRequest, toAnthropicRequest } from './anthropic/convert-to-anthropic-request.js';
+export { type CompileOptions, compileToolSchema, compileTools } from './compile-tool-schema.js';
+export {
+  createProviderFromEnv,
+  defaultModels,
+  llmSetupHint,
+  ProviderConfigError,
+} from './create-provider-from-env.js';
+export {
+  extractTextToolCalls,
+  fromOpenAIResponse,
+  mapOpenAIFinishReason,
+  normalizeToolCalls,
+  stripThinking,
+} from './openai/convert-from-openai-response.js';
+export { type OpenAIRequest, toOpenAIRequest } from './openai/convert-to-openai-request.js';
+export {
+  OpenAICompatibleProvider,
+  OpenAIProvider,
+  type OpenAIProviderOptions,
+} from './openai/openai-provider.js';
+export { collectOpenAIStream } from './openai/openai-stream.js';
+export {
+  isRetryableStatus,
+  LLMProviderError,
+  type ProviderName,
+  redactSecrets,
+  toProviderError,
+} from './provider-error.js';

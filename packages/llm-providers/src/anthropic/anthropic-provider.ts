@@ -1,0 +1,99 @@
+import type {
+  CompletionOptions,
+  LLMProvider,
+  LLMResponse,
+  Logger,
+  Message,
+  ToolDefinition,
+} from '@ai-assistant/host-core';
+import Anthropic from '@anthropic-ai/sdk';
+import { compileTools } from '../compile-tool-schema.js';
+import { type ProviderName, toProviderError } from '../provider-error.js';
+import { collectAnthropicStream, fromAnthropicResponse } from './convert-from-anthropic-response.js';
+import { toAnthropicRequest } from './convert-to-anthropic-request.js';
+
+/** Options of {@link AnthropicProvider}. */
+export interface AnthropicProviderOptions {
+  model: string;
+  apiKey?: string;
+  baseURL?: string;
+  timeout?: number;
+  /** SDK retries on 408/409/429/5xx and connection errors (default 2). */
+  maxRetries?: number;
+  /** Output token cap (the API requires one; default 4096). */
+  maxTokens?: number;
+  fetch?: typeof fetch;
+  logger?: Logger;
+}
+
+/** Anthropic Messages with tool use, on the official `@anthropic-ai/sdk`. */
+export class AnthropicProvider implements LLMProvider {
+  readonly name: ProviderName = 'anthropic';
+  private readonly client: Anthropic;
+  private readonly warnedTools = new Set<string>();
+
+  constructor(private readonly options: AnthropicProviderOptions) {
+    this.client = new Anthropic({
+      apiKey: options.apiKey ?? '',
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      logLevel: 'off',
+    });
+  }
+
+  complete(messages: Message[], options: CompletionOptions = {}): Promise<LLMResponse> {
+    return this.send(messages, [], options);
+  }
+
+  completeWithTools(
+    messages: Message[],
+    tools: ToolDefinition[],
+    options: CompletionOptions = {},
+  ): Promise<LLMResponse> {
+    const compiled = compileTools(tools, {}, (tool, reason) => {
+      if (this.warnedTools.has(tool)) return;
+      this.warnedTools.add(tool);
+      this.options.logger?.warn(
+        { provider: this.name, tool, reason },
+        'tool left out: its input schema cannot be sent to this provider',
+      );
+    });
+    return this.send(messages, compiled, options);
+  }
+
+  private async send(
+    messages: Message[],
+    tools: ToolDefinition[],
+    options: CompletionOptions,
+  ): Promise<LLMResponse> {
+    const stream = options.onTextDelta !== undefined;
+    const request = toAnthropicRequest(messages, tools, {
+      model: this.options.model,
+      maxTokens: options.maxTokens ?? this.options.maxTokens ?? 4096,
+      temperature: options.temperature,
+      stream,
+    });
+    try {
+      if (stream) {
+        const events = await this.client.messages.create(
+          request as unknown as Anthropic.MessageCreateParamsStreaming,
+          {
+            signal: options.signal,
+          },
+        );
+        return await collectAnthropicStream(events, options.onTextDelta);
+      }
+      const message = await this.client.messages.create(
+        request as unknown as Anthropic.MessageCreateParamsNonStreaming,
+        {
+          signal: options.signal,
+        },
+      );
+      return fromAnthropicResponse(message);
+    } catch (error) {
+      throw toProviderError(this.name, error, [this.options.apiKey]);
+    }
+  }
+}

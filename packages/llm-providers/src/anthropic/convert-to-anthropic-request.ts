@@ -1,0 +1,89 @@
+import type { Message, ToolDefinition } from '@ai-assistant/host-core';
+
+type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+
+/** The Messages request body we send (a subset of the API's). */
+export interface AnthropicRequest {
+  model: string;
+  max_tokens: number;
+  system?: string;
+  messages: Array<{ role: 'user' | 'assistant'; content: Block[] }>;
+  tools?: Array<{ name: string; description: string; input_schema: Record<string, unknown> }>;
+  temperature?: number;
+  stream?: boolean;
+}
+
+/**
+ * Maps neutral messages to a Messages request: system messages become `system`; tool results become
+ * `tool_result` blocks in a user message (first in it, as the API requires), consecutive results
+ * merged; consecutive messages of one role merged so roles alternate.
+ */
+export function toAnthropicRequest(
+  messages: Message[],
+  tools: ToolDefinition[],
+  options: { model: string; maxTokens: number; temperature?: number; stream?: boolean },
+): AnthropicRequest {
+  const system = messages
+    .filter((message) => message.role === 'system')
+    .map((message) => message.content)
+    .filter(Boolean)
+    .join('\n\n');
+  const turns: AnthropicRequest['messages'] = [];
+  const append = (role: 'user' | 'assistant', blocks: Block[]) => {
+    if (blocks.length === 0) return;
+    const last = turns.at(-1);
+    if (last?.role === role) {
+      // tool_result blocks must lead a user message.
+      const results = [...last.content, ...blocks].filter((block) => block.type === 'tool_result');
+      const others = [...last.content, ...blocks].filter((block) => block.type !== 'tool_result');
+      last.content = [...results, ...others];
+    } else {
+      turns.push({ role, content: blocks });
+    }
+  };
+  for (const message of messages) {
+    if (message.role === 'system') continue;
+    if (message.role === 'tool') {
+      append('user', [
+        {
+          type: 'tool_result',
+          tool_use_id: message.toolCallId ?? '',
+          content: message.content,
+          ...(message.isError ? { is_error: true } : {}),
+        },
+      ]);
+    } else if (message.role === 'assistant') {
+      append('assistant', [
+        ...(message.content.trim() ? [{ type: 'text' as const, text: message.content }] : []),
+        ...(message.toolCalls ?? []).map((call) => ({
+          type: 'tool_use' as const,
+          id: call.id,
+          name: call.name,
+          input: call.arguments,
+        })),
+      ]);
+    } else if (message.content.trim()) {
+      append('user', [{ type: 'text', text: message.content }]);
+    }
+  }
+  return {
+    model: options.model,
+    max_tokens: options.maxTokens,
+    ...(system ? { system } : {}),
+    messages: turns,
+    ...(tools.length > 0
+      ? {
+          tools: tools.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            input_schema: tool.inputSchema,
+          })),
+        }
+      : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.stream ? { stream: true } : {}),
+  };
+}

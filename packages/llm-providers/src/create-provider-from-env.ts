@@ -1,0 +1,95 @@
+import type { LLMProvider, Logger } from '@ai-assistant/host-core';
+import { AnthropicProvider } from './anthropic/anthropic-provider.js';
+import { OpenAICompatibleProvider, OpenAIProvider } from './openai/openai-provider.js';
+
+/** The configuration is missing or wrong; the message names the variable to set, never a value. */
+export class ProviderConfigError extends Error {
+  override name = 'ProviderConfigError';
+  readonly code = 'LLM_NOT_CONFIGURED';
+}
+
+/** Default model per provider, used when `LLM_MODEL` is unset. */
+export const defaultModels = {
+  openai: 'gpt-4o-mini',
+  anthropic: 'claude-sonnet-4-5',
+  'openai-compatible': 'local-model',
+} as const;
+
+/** What to tell someone who has configured no model at all. */
+export const llmSetupHint =
+  'Set OPENAI_API_KEY (OpenAI), ANTHROPIC_API_KEY (Anthropic), or LLM_PROVIDER=openai-compatible with ' +
+  'LLM_BASE_URL (LM Studio http://localhost:1234/v1, Ollama http://localhost:11434/v1, vLLM, llama.cpp).';
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0)
+    throw new ProviderConfigError(`${name} must be a non-negative number`);
+  return value;
+}
+
+/**
+ * Builds the provider the environment asks for: `LLM_PROVIDER` (`openai` | `anthropic` |
+ * `openai-compatible`; when unset, the one whose key is present), `LLM_MODEL`, `OPENAI_API_KEY`,
+ * `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `LLM_BASE_URL`, `LLM_API_KEY`,
+ * `LLM_TIMEOUT_MS`, `LLM_MAX_RETRIES`, `LLM_MAX_TOKENS`.
+ */
+export function createProviderFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { logger?: Logger; fetch?: typeof fetch } = {},
+): LLMProvider {
+  const requested = env.LLM_PROVIDER?.trim().toLowerCase();
+  const kind =
+    requested ||
+    (env.OPENAI_API_KEY
+      ? 'openai'
+      : env.ANTHROPIC_API_KEY
+        ? 'anthropic'
+        : env.LLM_BASE_URL
+          ? 'openai-compatible'
+          : undefined);
+  if (!kind) throw new ProviderConfigError(`No LLM is configured. ${llmSetupHint}`);
+  const common = {
+    timeout: positiveNumber(env, 'LLM_TIMEOUT_MS'),
+    maxRetries: positiveNumber(env, 'LLM_MAX_RETRIES'),
+    maxTokens: positiveNumber(env, 'LLM_MAX_TOKENS'),
+    logger: options.logger,
+    fetch: options.fetch,
+  };
+  switch (kind) {
+    case 'openai':
+      if (!env.OPENAI_API_KEY)
+        throw new ProviderConfigError('LLM_PROVIDER is openai but OPENAI_API_KEY is not set');
+      return new OpenAIProvider({
+        ...common,
+        model: env.LLM_MODEL || defaultModels.openai,
+        apiKey: env.OPENAI_API_KEY,
+        baseURL: env.OPENAI_BASE_URL || undefined,
+      });
+    case 'anthropic':
+      if (!env.ANTHROPIC_API_KEY)
+        throw new ProviderConfigError('LLM_PROVIDER is anthropic but ANTHROPIC_API_KEY is not set');
+      return new AnthropicProvider({
+        ...common,
+        model: env.LLM_MODEL || defaultModels.anthropic,
+        apiKey: env.ANTHROPIC_API_KEY,
+        baseURL: env.ANTHROPIC_BASE_URL || undefined,
+      });
+    case 'openai-compatible':
+    case 'lmstudio':
+    case 'ollama':
+    case 'vllm':
+      return new OpenAICompatibleProvider({
+        ...common,
+        model: env.LLM_MODEL || defaultModels['openai-compatible'],
+        apiKey: env.LLM_API_KEY || undefined,
+        baseURL: env.LLM_BASE_URL || (kind === 'ollama' ? 'http://localhost:11434/v1' : undefined),
+        supportsTools: env.LLM_SUPPORTS_TOOLS === 'false' ? false : undefined,
+      });
+    default:
+      throw new ProviderConfigError(
+        `LLM_PROVIDER="${requested}" is not a known provider; use openai, anthropic or openai-compatible`,
+      );
+  }
+}

@@ -1,0 +1,167 @@
+import type {
+  CompletionOptions,
+  LLMProvider,
+  LLMResponse,
+  Logger,
+  Message,
+  ToolDefinition,
+} from '@ai-assistant/host-core';
+import OpenAI from 'openai';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
+import { compileTools } from '../compile-tool-schema.js';
+import { LLMProviderError, type ProviderName, toProviderError } from '../provider-error.js';
+import { fromOpenAIResponse } from './convert-from-openai-response.js';
+import { toOpenAIRequest } from './convert-to-openai-request.js';
+import { collectOpenAIStream } from './openai-stream.js';
+
+/** Options shared by the OpenAI and OpenAI-compatible providers. */
+export interface OpenAIProviderOptions {
+  model: string;
+  apiKey?: string;
+  baseURL?: string;
+  /** Per-request timeout in ms (SDK default 10 minutes). */
+  timeout?: number;
+  /** SDK retries on 408/409/429/5xx and connection errors (default 2). */
+  maxRetries?: number;
+  /** Default output token cap. */
+  maxTokens?: number;
+  /** Replaces the global fetch (tests, proxies). */
+  fetch?: typeof fetch;
+  logger?: Logger;
+}
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** OpenAI Chat Completions with function calling, on the official `openai` SDK. */
+export class OpenAIProvider implements LLMProvider {
+  readonly name: ProviderName = 'openai';
+  protected readonly client: OpenAI;
+  protected readonly options: OpenAIProviderOptions;
+  protected readonly logger: Logger;
+  /** Repair local servers' quirks when mapping responses. */
+  protected readonly lenient: boolean = false;
+  private readonly warnedTools = new Set<string>();
+
+  constructor(options: OpenAIProviderOptions) {
+    this.options = options;
+    this.logger = options.logger ?? silent;
+    this.client = new OpenAI({
+      apiKey: options.apiKey ?? '',
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      logLevel: 'off',
+    });
+  }
+
+  complete(messages: Message[], options: CompletionOptions = {}): Promise<LLMResponse> {
+    return this.send(messages, [], options);
+  }
+
+  completeWithTools(
+    messages: Message[],
+    tools: ToolDefinition[],
+    options: CompletionOptions = {},
+  ): Promise<LLMResponse> {
+    return this.send(messages, this.compile(tools), options);
+  }
+
+  protected compile(tools: ToolDefinition[]): ToolDefinition[] {
+    return compileTools(tools, {}, (tool, reason) => this.warnOnce(tool, reason));
+  }
+
+  protected warnOnce(tool: string, reason: string): void {
+    if (this.warnedTools.has(tool)) return;
+    this.warnedTools.add(tool);
+    this.logger.warn(
+      { provider: this.name, tool, reason },
+      'tool left out: its input schema cannot be sent to this provider',
+    );
+  }
+
+  protected async send(
+    messages: Message[],
+    tools: ToolDefinition[],
+    options: CompletionOptions,
+  ): Promise<LLMResponse> {
+    const stream = options.onTextDelta !== undefined;
+    const request = toOpenAIRequest(messages, tools, {
+      model: this.options.model,
+      maxTokens: options.maxTokens ?? this.options.maxTokens,
+      temperature: options.temperature,
+      stream,
+      legacyMaxTokens: this.lenient,
+      streamUsage: !this.lenient,
+    });
+    try {
+      if (stream) {
+        const chunks = await this.client.chat.completions.create(
+          request as unknown as ChatCompletionCreateParamsStreaming,
+          {
+            signal: options.signal,
+          },
+        );
+        return await collectOpenAIStream(chunks, { lenient: this.lenient, onTextDelta: options.onTextDelta });
+      }
+      const completion = await this.client.chat.completions.create(
+        request as unknown as ChatCompletionCreateParamsNonStreaming,
+        {
+          signal: options.signal,
+        },
+      );
+      return fromOpenAIResponse(completion, { lenient: this.lenient });
+    } catch (error) {
+      throw toProviderError(this.name, error, [this.options.apiKey]);
+    }
+  }
+}
+
+/**
+ * Any OpenAI-compatible server (LM Studio, Ollama, vLLM, llama.cpp, Gemini's compatible endpoint),
+ * mapped leniently: generated or de-duplicated tool-call ids, object arguments, unparseable
+ * arguments as a correctable error, `<think>` stripped, `<tool_call>` text parsed as a call. A model
+ * without tool support is detected from the server's 400 and then asked without tools.
+ */
+export class OpenAICompatibleProvider extends OpenAIProvider {
+  override readonly name: ProviderName = 'openai-compatible';
+  protected override readonly lenient = true;
+  private toolsUnsupported: boolean;
+
+  constructor(options: OpenAIProviderOptions & { supportsTools?: boolean }) {
+    super({
+      ...options,
+      baseURL: options.baseURL ?? 'http://localhost:1234/v1',
+      apiKey: options.apiKey || 'not-needed',
+    });
+    this.toolsUnsupported = options.supportsTools === false;
+  }
+
+  override async completeWithTools(
+    messages: Message[],
+    tools: ToolDefinition[],
+    options: CompletionOptions = {},
+  ): Promise<LLMResponse> {
+    if (this.toolsUnsupported || tools.length === 0) return this.complete(messages, options);
+    try {
+      return await this.send(messages, this.compile(tools), options);
+    } catch (error) {
+      if (
+        error instanceof LLMProviderError &&
+        error.status === 400 &&
+        /does not support tools|tools? (are|is) not supported|tool use is not supported/i.test(error.message)
+      ) {
+        this.toolsUnsupported = true;
+        this.logger.warn(
+          { provider: this.name, model: this.options.model },
+          'model does not support tools; answering without them from now on',
+        );
+        return this.complete(messages, options);
+      }
+      throw error;
+    }
+  }
+}

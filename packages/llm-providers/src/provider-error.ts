@@ -1,0 +1,106 @@
+/** Which vendor adapter raised an error. */
+export type ProviderName = 'openai' | 'anthropic' | 'openai-compatible';
+
+/** One error type for every vendor failure: who, what status, retryable or not, and safe words for users. */
+export class LLMProviderError extends Error {
+  override name = 'LLMProviderError';
+  constructor(
+    readonly provider: ProviderName,
+    /** HTTP status, or undefined for connection failures and timeouts. */
+    readonly status: number | undefined,
+    readonly retryable: boolean,
+    /** A sentence fit to show an end user (no vendor detail, no secrets). */
+    readonly userMessage: string,
+    message: string,
+    readonly code:
+      | 'AUTH'
+      | 'RATE_LIMITED'
+      | 'SERVER'
+      | 'TIMEOUT'
+      | 'CONNECTION'
+      | 'CONTEXT_TOO_LONG'
+      | 'NOT_FOUND'
+      | 'BAD_REQUEST'
+      | 'ABORTED',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Replaces API keys (the configured one and anything shaped like a key) in vendor text. */
+export function redactSecrets(text: string, secrets: Array<string | undefined> = []): string {
+  let redacted = text;
+  for (const secret of secrets)
+    if (secret && secret.length >= 6) redacted = redacted.split(secret).join('[REDACTED]');
+  return redacted.replace(/\b(sk|sk-ant|sk-proj|xox[abpr]|xapp)-[A-Za-z0-9_*-]{6,}/g, '[REDACTED]');
+}
+
+/** Whether an HTTP status is worth retrying (408, 409, 429, 5xx). */
+export function isRetryableStatus(status: number | undefined): boolean {
+  return status === 408 || status === 409 || status === 429 || (status !== undefined && status >= 500);
+}
+
+/**
+ * Maps anything an SDK throws (APIError with `status`, connection errors, timeouts) to
+ * {@link LLMProviderError}. Vendor text is redacted before it is kept.
+ */
+export function toProviderError(
+  provider: ProviderName,
+  error: unknown,
+  secrets: Array<string | undefined>,
+): LLMProviderError {
+  if (error instanceof LLMProviderError) return error;
+  // SDK error classes keep name "Error"; their constructor names tell them apart.
+  const name = `${(error as { name?: string })?.name ?? ''} ${(error as object)?.constructor?.name ?? ''}`;
+  const status = (error as { status?: unknown })?.status;
+  const httpStatus = typeof status === 'number' ? status : undefined;
+  const raw = error instanceof Error ? error.message : String(error);
+  const detail = redactSecrets(raw, secrets).slice(0, 500);
+  const make = (
+    code: LLMProviderError['code'],
+    userMessage: string,
+    retryable = isRetryableStatus(httpStatus),
+  ) =>
+    new LLMProviderError(
+      provider,
+      httpStatus,
+      retryable,
+      userMessage,
+      `${provider}${httpStatus ? ` ${httpStatus}` : ''}: ${detail}`,
+      code,
+      {
+        cause: error,
+      },
+    );
+  if (/UserAbort|AbortError/.test(name)) return make('ABORTED', 'The request was cancelled.', false);
+  if (/Timeout/i.test(name))
+    return make('TIMEOUT', 'The AI service did not answer in time. Please try again.', true);
+  if (httpStatus === undefined)
+    return make('CONNECTION', 'The AI service could not be reached. Please try again later.', true);
+  if (httpStatus === 401 || httpStatus === 403) {
+    return make(
+      'AUTH',
+      'The AI service rejected our credentials; an administrator needs to check the API key.',
+    );
+  }
+  if (httpStatus === 429)
+    return make(
+      'RATE_LIMITED',
+      'The AI service is busy or over its quota right now. Please try again in a minute.',
+    );
+  if (httpStatus === 404)
+    return make(
+      'NOT_FOUND',
+      'The configured AI model was not found; an administrator needs to check LLM_MODEL.',
+    );
+  if (httpStatus >= 500)
+    return make('SERVER', 'The AI service is having trouble right now. Please try again later.');
+  if (/context.length|context_length|too long|maximum context|too many tokens/i.test(raw)) {
+    return make(
+      'CONTEXT_TOO_LONG',
+      'This conversation is too long for the model. Please start a new thread.',
+    );
+  }
+  return make('BAD_REQUEST', 'The AI service could not process this request.');
+}
