@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from '@ai-assistant/host-core';
+import type { JsonSchema, Logger, ToolDefinition } from '@ai-assistant/host-core';
 
 /** Keywords no vendor wants in a tool schema. */
 const alwaysDropped = ['$schema', '$id', '$comment', '$defs', 'definitions'];
@@ -86,4 +86,17 @@ export function compileTools(
       return [];
     }
   });
+}
+
+/** A {@link SchemaWarning} that logs each left-out tool once per provider instance. */
+export function warnOncePerTool(provider: string, logger: Logger | undefined): SchemaWarning {
+  const warned = new Set<string>();
+  return (tool, reason) => {
+    if (warned.has(tool)) return;
+    warned.add(tool);
+    logger?.warn(
+      { provider, tool, reason },
+      'tool left out: its input schema cannot be sent to this provider',
+    );
+  };
 }

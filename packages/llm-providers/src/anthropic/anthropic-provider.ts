@@ -7,7 +7,7 @@ import type {
   ToolDefinition,
 } from '@ai-assistant/host-core';
 import Anthropic from '@anthropic-ai/sdk';
-import { compileTools } from '../compile-tool-schema.js';
+import { compileTools, type SchemaWarning, warnOncePerTool } from '../compile-tool-schema.js';
 import { type ProviderName, toProviderError } from '../provider-error.js';
 import { collectAnthropicStream, fromAnthropicResponse } from './convert-from-anthropic-response.js';
 import { toAnthropicRequest } from './convert-to-anthropic-request.js';
@@ -30,7 +30,7 @@ export interface AnthropicProviderOptions {
 export class AnthropicProvider implements LLMProvider {
   readonly name: ProviderName = 'anthropic';
   private readonly client: Anthropic;
-  private readonly warnedTools = new Set<string>();
+  private readonly warn: SchemaWarning;
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.client = new Anthropic({
@@ -41,6 +41,7 @@ export class AnthropicProvider implements LLMProvider {
       ...(options.fetch ? { fetch: options.fetch } : {}),
       logLevel: 'off',
     });
+    this.warn = warnOncePerTool(this.name, options.logger);
   }
 
   complete(messages: Message[], options: CompletionOptions = {}): Promise<LLMResponse> {
@@ -52,15 +53,7 @@ export class AnthropicProvider implements LLMProvider {
     tools: ToolDefinition[],
     options: CompletionOptions = {},
   ): Promise<LLMResponse> {
-    const compiled = compileTools(tools, {}, (tool, reason) => {
-      if (this.warnedTools.has(tool)) return;
-      this.warnedTools.add(tool);
-      this.options.logger?.warn(
-        { provider: this.name, tool, reason },
-        'tool left out: its input schema cannot be sent to this provider',
-      );
-    });
-    return this.send(messages, compiled, options);
+    return this.send(messages, compileTools(tools, {}, this.warn), options);
   }
 
   private async send(

@@ -11,7 +11,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from 'openai/resources/chat/completions';
-import { compileTools } from '../compile-tool-schema.js';
+import { compileTools, type SchemaWarning, warnOncePerTool } from '../compile-tool-schema.js';
 import { LLMProviderError, type ProviderName, toProviderError } from '../provider-error.js';
 import { fromOpenAIResponse } from './convert-from-openai-response.js';
 import { toOpenAIRequest } from './convert-to-openai-request.js';
@@ -43,7 +43,7 @@ export class OpenAIProvider implements LLMProvider {
   protected readonly logger: Logger;
   /** Repair local servers' quirks when mapping responses. */
   protected readonly lenient: boolean = false;
-  private readonly warnedTools = new Set<string>();
+  private warn: SchemaWarning | undefined;
 
   constructor(options: OpenAIProviderOptions) {
     this.options = options;
@@ -71,16 +71,9 @@ export class OpenAIProvider implements LLMProvider {
   }
 
   protected compile(tools: ToolDefinition[]): ToolDefinition[] {
-    return compileTools(tools, {}, (tool, reason) => this.warnOnce(tool, reason));
-  }
-
-  protected warnOnce(tool: string, reason: string): void {
-    if (this.warnedTools.has(tool)) return;
-    this.warnedTools.add(tool);
-    this.logger.warn(
-      { provider: this.name, tool, reason },
-      'tool left out: its input schema cannot be sent to this provider',
-    );
+    // Made on first use: a subclass's `name` is not set yet while this constructor runs.
+    this.warn ??= warnOncePerTool(this.name, this.logger);
+    return compileTools(tools, {}, this.warn);
   }
 
   protected async send(
