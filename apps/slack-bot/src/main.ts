@@ -1,3 +1,66 @@
-// The Slack app is not built yet: see README.md for what runs today.
-process.stderr.write('ai-assistant: the Slack bot is not implemented yet; try `pnpm chat` once it lands.\n');
-process.exitCode = 1;
+#!/usr/bin/env node
+import {
+  ChatService,
+  type McpClientManager,
+  McpConfigError,
+  startMcpFromEnvironment,
+} from '@ai-assistant/host-core';
+import { createProviderFromEnv, ProviderConfigError } from '@ai-assistant/llm-providers';
+import { createSlackBot, type SlackBot } from './app.js';
+import { BotConfigError, loadDotEnv, readBotConfig } from './config.js';
+import { createLogger } from './logger.js';
+
+/** Starts the Slack app from the environment; resolves once it is listening. */
+export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  loadDotEnv();
+  const logger = createLogger(env);
+  let mcp: McpClientManager | undefined;
+  let bot: SlackBot | undefined;
+  try {
+    const config = readBotConfig(env);
+    const provider = createProviderFromEnv(env, { logger });
+    mcp = await startMcpFromEnvironment({ env, logger });
+    const chat = new ChatService({
+      provider,
+      tools: mcp,
+      logger,
+      systemPrompt: config.systemPrompt,
+      maxIterations: config.toolLoopMaxIterations,
+      toolTimeoutMs: config.toolCallTimeoutMs,
+    });
+    bot = createSlackBot({ config, chat, mcp, logger });
+    await bot.start();
+  } catch (error) {
+    const known =
+      error instanceof BotConfigError ||
+      error instanceof ProviderConfigError ||
+      error instanceof McpConfigError;
+    logger.error({ error }, known ? `cannot start: ${(error as Error).message}` : 'cannot start');
+    await mcp?.close();
+    process.exitCode = 1;
+    return;
+  }
+
+  let stopping = false;
+  const shutDown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing running answers');
+    await bot?.stop(10_000);
+    await mcp?.close();
+    logger.info({}, 'stopped');
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutDown('SIGINT'));
+  process.once('SIGTERM', () => void shutDown('SIGTERM'));
+  // One bad event must never take the app down.
+  process.on('unhandledRejection', (reason) =>
+    logger.error({ error: reason }, 'unhandled promise rejection'),
+  );
+  process.on('uncaughtException', (error) => {
+    logger.error({ error }, 'uncaught exception; shutting down');
+    void mcp?.close().finally(() => process.exit(1));
+  });
+}
+
+await main();

@@ -197,7 +197,12 @@ describe('chat loop', () => {
     ]);
     const events: ChatEvent[] = [];
     const chat = new ChatService({ provider, tools: await connect(nodeServer('echo', echo)) });
-    await chat.respond({ history: [], userMessage: 'go', onEvent: (event) => events.push(event) });
+    await chat.respond({
+      history: [],
+      userMessage: 'go',
+      streamText: true,
+      onEvent: (event) => events.push(event),
+    });
     const order = events
       .filter((event) => event.type !== 'text_delta')
       .map((event) => `${event.type}:${'callId' in event ? event.callId : ''}`);

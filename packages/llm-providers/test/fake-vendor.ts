@@ -18,27 +18,32 @@ export interface FakeVendor {
   baseURL: string;
   requests: FakeRequest[];
   reply(...replies: FakeReply[]): void;
+  /** Answers computed from the request, used when no scripted reply is queued. */
+  respondWith(handler: (request: FakeRequest) => FakeReply | Promise<FakeReply>): void;
   close(): Promise<void>;
 }
 
 export async function startFakeVendor(pathPrefix = '/v1'): Promise<FakeVendor> {
   const queue: FakeReply[] = [];
   const requests: FakeRequest[] = [];
+  let handler: ((request: FakeRequest) => FakeReply | Promise<FakeReply>) | undefined;
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      requests.push({
+      const received: FakeRequest = {
         method: request.method ?? '',
         path: request.url ?? '',
         headers: request.headers,
         body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-      });
-      const next = queue.shift() ?? {
-        status: 500,
-        json: { error: { message: 'the fake has no scripted reply left' } },
       };
+      requests.push(received);
+      const next =
+        queue.shift() ??
+        (handler
+          ? await handler(received)
+          : { status: 500, json: { error: { message: 'the fake has no scripted reply left' } } });
       if (next.hang) return;
       if (next.sse !== undefined) {
         response.writeHead(next.status ?? 200, { 'content-type': 'text/event-stream' });
@@ -56,6 +61,9 @@ export async function startFakeVendor(pathPrefix = '/v1'): Promise<FakeVendor> {
     baseURL: `http://127.0.0.1:${port}${pathPrefix}`,
     requests,
     reply: (...replies) => queue.push(...replies),
+    respondWith: (next) => {
+      handler = next;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()));

@@ -60,6 +60,8 @@ export interface RespondInput {
   userMessage: string;
   signal?: AbortSignal;
   onEvent?: (event: ChatEvent) => void;
+  /** Stream the answer: the provider streams and `onEvent` receives `text_delta` events. */
+  streamText?: boolean;
 }
 
 /** Outcome of one turn. */
@@ -163,7 +165,7 @@ export class ChatService {
     };
     const completionOptions = {
       signal,
-      ...(onEvent ? { onTextDelta: (text: string) => emit({ type: 'text_delta', text }) } : {}),
+      ...(input.streamText ? { onTextDelta: (text: string) => emit({ type: 'text_delta', text }) } : {}),
     };
     const finish = (
       text: string,

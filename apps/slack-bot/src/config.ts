@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+
+/** Everything the Slack app reads from its environment. */
+export interface BotConfig {
+  botToken: string;
+  /** Set: Socket Mode. Unset: the HTTP receiver. */
+  appToken?: string;
+  signingSecret?: string;
+  port: number;
+  /** Web API base URL (GovSlack, proxies, tests); ends with a slash. */
+  apiUrl?: string;
+  streaming: boolean;
+  /** Answer follow-ups in threads the bot is part of, without a new mention. */
+  followUps: boolean;
+  historyLimit: number;
+  maxConcurrent: number;
+  toolLoopMaxIterations?: number;
+  toolCallTimeoutMs?: number;
+  systemPrompt?: string;
+}
+
+/** A variable is missing or malformed; the message names it, never its value. */
+export class BotConfigError extends Error {
+  override name = 'BotConfigError';
+}
+
+/** Reads `.env` from the working folder when present (Node's own loader; existing variables win). */
+export function loadDotEnv(path = '.env'): boolean {
+  if (!existsSync(path)) return false;
+  process.loadEnvFile(path);
+  return true;
+}
+
+function flag(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value.trim() === '') return fallback;
+  return /^(true|1|yes|on)$/i.test(value.trim());
+}
+
+function whole(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number | undefined,
+  minimum = 1,
+): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < minimum)
+    throw new BotConfigError(`${name} must be a whole number ≥ ${minimum}`);
+  return value;
+}
+
+/** Reads and checks the Slack app's configuration. */
+export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
+  const botToken = env.SLACK_BOT_TOKEN?.trim();
+  if (!botToken)
+    throw new BotConfigError('SLACK_BOT_TOKEN is not set (the xoxb- token from your Slack app’s OAuth page)');
+  const appToken = env.SLACK_APP_TOKEN?.trim() || undefined;
+  const signingSecret = env.SLACK_SIGNING_SECRET?.trim() || undefined;
+  if (!appToken && !signingSecret) {
+    throw new BotConfigError(
+      'set SLACK_APP_TOKEN (Socket Mode, no public URL needed) or SLACK_SIGNING_SECRET (HTTP events)',
+    );
+  }
+  const apiUrl = env.SLACK_API_URL?.trim();
+  return {
+    botToken,
+    appToken,
+    signingSecret,
+    port: whole(env, 'PORT', 3000, 0) as number,
+    apiUrl: apiUrl ? (apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`) : undefined,
+    streaming: flag(env.SLACK_STREAMING, false),
+    followUps: flag(env.SLACK_THREAD_FOLLOW_UPS, true),
+    historyLimit: whole(env, 'SLACK_HISTORY_LIMIT', 20) as number,
+    maxConcurrent: whole(env, 'MAX_CONCURRENT_ANSWERS', 8) as number,
+    toolLoopMaxIterations: whole(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined),
+    toolCallTimeoutMs: whole(env, 'TOOL_CALL_TIMEOUT_MS', undefined),
+    systemPrompt: env.SYSTEM_PROMPT?.trim() || undefined,
+  };
+}

@@ -1,0 +1,181 @@
+import { ChatCancelledError, type ChatEvent, type ChatService, type Logger } from '@ai-assistant/host-core';
+import { LLMProviderError } from '@ai-assistant/llm-providers';
+import type { App } from '@slack/bolt';
+import { markdownToMrkdwn } from '../format/markdown-to-mrkdwn.js';
+import { splitMessage } from '../format/split-message.js';
+import { type BotIdentity, fetchThread, threadToHistory } from './thread-history.js';
+
+type WebClient = App['client'];
+
+/** One question to answer in a Slack thread. */
+export interface Question {
+  channel: string;
+  /** The thread to answer in (the mention itself when it starts a thread). */
+  threadTs: string;
+  /** The message being answered. */
+  messageTs: string;
+  text: string;
+}
+
+/** What answering needs. */
+export interface AnswerDependencies {
+  client: WebClient;
+  chat: ChatService;
+  bot: BotIdentity;
+  logger: Logger;
+  historyLimit: number;
+  streaming: boolean;
+}
+
+/** The status line shown while a tool runs. */
+export function toolStatus(event: Extract<ChatEvent, { type: 'tool_start' }>): string {
+  if (event.tool === 'get_weather' || event.server === 'weather') return '🌤️ 天気を調べています…';
+  return `🔧 「${event.tool ?? event.name}」を実行しています…`;
+}
+
+/** Plain words for a failure, to post in the thread. Detail goes to the log. */
+export function failureText(error: unknown): string {
+  if (error instanceof LLMProviderError) {
+    switch (error.code) {
+      case 'RATE_LIMITED':
+        return '⚠️ AI サービスが混み合っています。少し時間をおいてからもう一度お試しください。';
+      case 'TIMEOUT':
+      case 'CONNECTION':
+      case 'SERVER':
+        return '⚠️ AI サービスに接続できませんでした。しばらくしてからもう一度お試しください。';
+      case 'CONTEXT_TOO_LONG':
+        return '⚠️ このスレッドは長すぎて AI が読み切れません。新しいスレッドで質問してください。';
+      default:
+        return `⚠️ AI サービスがエラーを返しました（${error.userMessage}）`;
+    }
+  }
+  if (error instanceof ChatCancelledError) return '⚠️ 回答を中断しました。';
+  return '⚠️ 申し訳ありません、回答の作成中にエラーが起きました。もう一度お試しください。';
+}
+
+/** Streams text into one Slack message with chat.startStream/appendStream/stopStream, batching deltas. */
+class SlackStream {
+  private ts: string | undefined;
+  private buffer = '';
+  private flushing: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  failed = false;
+  started = false;
+
+  constructor(
+    private readonly client: WebClient,
+    private readonly question: Question,
+    private readonly logger: Logger,
+  ) {}
+
+  push(text: string): void {
+    if (this.failed) return;
+    this.buffer += text;
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, 250);
+  }
+
+  flush(): Promise<void> {
+    const text = this.buffer;
+    this.buffer = '';
+    if (!text || this.failed) return this.flushing;
+    this.flushing = this.flushing.then(async () => {
+      try {
+        if (!this.ts) {
+          this.started = true;
+          const started = await this.client.chat.startStream({
+            channel: this.question.channel,
+            thread_ts: this.question.threadTs,
+            markdown_text: text,
+          });
+          this.ts = started.ts;
+        } else {
+          await this.client.chat.appendStream({
+            channel: this.question.channel,
+            ts: this.ts,
+            markdown_text: text,
+          });
+        }
+      } catch (error) {
+        this.failed = true;
+        this.logger.warn({ error: String(error) }, 'Slack streaming failed; posting the answer as a message');
+      }
+    });
+    return this.flushing;
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+    if (this.ts && !this.failed)
+      await this.client.chat.stopStream({ channel: this.question.channel, ts: this.ts });
+  }
+}
+
+/**
+ * Answers a question in its thread: a placeholder that names the tool being run, then the answer
+ * (streamed when enabled), split within Slack's limits. Failures are answered in plain words.
+ */
+export async function answerInThread(question: Question, dependencies: AnswerDependencies): Promise<void> {
+  const { client, logger } = dependencies;
+  const where = { channel: question.channel, thread_ts: question.threadTs };
+  const placeholder = await client.chat.postMessage({ ...where, text: '💭 考えています…' });
+  const placeholderTs = placeholder.ts as string;
+  const update = (text: string) => client.chat.update({ channel: question.channel, ts: placeholderTs, text });
+  const stream = dependencies.streaming ? new SlackStream(client, question, logger) : undefined;
+  const started = Date.now();
+  try {
+    const thread = await fetchThread(client, question.channel, question.threadTs);
+    const history = threadToHistory(thread, dependencies.bot, question.messageTs, dependencies.historyLimit, [
+      placeholderTs,
+    ]);
+    let statusUpdate = Promise.resolve();
+    const result = await dependencies.chat.respond({
+      history,
+      userMessage: question.text,
+      streamText: dependencies.streaming,
+      onEvent: (event) => {
+        if (event.type === 'tool_start') {
+          statusUpdate = statusUpdate
+            .then(() => update(toolStatus(event)).then(() => undefined))
+            .catch(() => undefined);
+        } else if (event.type === 'text_delta') {
+          stream?.push(event.text);
+        }
+      },
+    });
+    await statusUpdate;
+    logger.info(
+      {
+        channel: question.channel,
+        thread: question.threadTs,
+        ms: Date.now() - started,
+        tools: result.trace.map((entry) => ({
+          tool: entry.name,
+          ok: entry.ok,
+          ms: Math.round(entry.durationMs),
+        })),
+      },
+      'answered',
+    );
+    if (stream) {
+      await stream.stop();
+      if (stream.started && !stream.failed) {
+        await client.chat.delete({ channel: question.channel, ts: placeholderTs }).catch(() => undefined);
+        return;
+      }
+    }
+    const [first, ...rest] = splitMessage(markdownToMrkdwn(result.text.trim() || '（回答が空でした）'));
+    await update(first ?? '');
+    for (const part of rest) await client.chat.postMessage({ ...where, text: part });
+  } catch (error) {
+    logger.error({ channel: question.channel, thread: question.threadTs, error }, 'answer failed');
+    await stream?.stop().catch(() => undefined);
+    await update(failureText(error)).catch((updateError: unknown) => {
+      logger.error({ error: updateError }, 'could not post the failure message either');
+    });
+  }
+}

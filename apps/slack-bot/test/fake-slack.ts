@@ -1,0 +1,234 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { type WebSocket, WebSocketServer } from 'ws';
+
+/** One Web API call the app made. */
+export interface ApiCall {
+  method: string;
+  args: Record<string, unknown>;
+  token: string | undefined;
+}
+
+interface StoredMessage {
+  ts: string;
+  user?: string;
+  bot_id?: string;
+  text: string;
+  thread_ts?: string;
+}
+
+/**
+ * A loopback Slack: the Web API over HTTP (`slackApiUrl` points Bolt's WebClient here) and a Socket
+ * Mode WebSocket that pushes `events_api` envelopes. Messages the app posts are kept per thread, so
+ * `conversations.replies` answers like Slack would.
+ */
+export interface FakeSlack {
+  apiUrl: string;
+  calls: ApiCall[];
+  acks: string[];
+  /** Adds a human message (to a channel or a thread) and returns its ts. */
+  say(channel: string, text: string, options?: { user?: string; threadTs?: string }): string;
+  /** Pushes an event over Socket Mode; resolves once a client is connected to receive it. */
+  push(
+    event: Record<string, unknown>,
+    options?: { eventId?: string; retryAttempt?: number },
+  ): Promise<string>;
+  /** The thread's messages as stored. */
+  thread(channel: string, threadTs: string): StoredMessage[];
+  callsOf(method: string): ApiCall[];
+  /** Makes a method fail with an error code (once per entry). */
+  failNext(method: string, error: string): void;
+  connected(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const botUserId = 'UBOT0001';
+
+async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) return {};
+  if ((request.headers['content-type'] ?? '').includes('json'))
+    return JSON.parse(text) as Record<string, unknown>;
+  const form = Object.fromEntries(new URLSearchParams(text));
+  // The WebClient form-encodes nested values as JSON strings.
+  return Object.fromEntries(
+    Object.entries(form).map(([key, value]) => {
+      try {
+        return [key, /^[[{]/.test(value) ? JSON.parse(value) : value];
+      } catch {
+        return [key, value];
+      }
+    }),
+  );
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const calls: ApiCall[] = [];
+  const acks: string[] = [];
+  const channels = new Map<string, StoredMessage[]>();
+  const failures: Array<[string, string]> = [];
+  let clock = 1_700_000_000;
+  const nextTs = () => `${++clock}.000100`;
+  const messages = (channel: string) => {
+    const list = channels.get(channel) ?? [];
+    channels.set(channel, list);
+    return list;
+  };
+  const sockets = new Set<WebSocket>();
+  let onConnected: Array<() => void> = [];
+
+  const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
+    const failure = failures.findIndex(([name]) => name === method);
+    if (failure !== -1) {
+      const [, error] = failures.splice(failure, 1)[0] as [string, string];
+      return { ok: false, error };
+    }
+    const channel = String(args.channel ?? '');
+    switch (method) {
+      case 'auth.test':
+        return {
+          ok: true,
+          user_id: botUserId,
+          bot_id: 'BBOT0001',
+          user: 'assistant',
+          team_id: 'T0001',
+          team: 'Test',
+        };
+      case 'apps.connections.open':
+        return { ok: true, url: `ws://127.0.0.1:${port}/socket` };
+      case 'chat.postMessage':
+      case 'chat.startStream': {
+        const ts = nextTs();
+        messages(channel).push({
+          ts,
+          user: botUserId,
+          bot_id: 'BBOT0001',
+          text: String(args.text ?? args.markdown_text ?? ''),
+          ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+        });
+        return { ok: true, channel, ts, message: { ts } };
+      }
+      case 'chat.update':
+      case 'chat.appendStream': {
+        const stored = messages(channel).find((message) => message.ts === args.ts);
+        if (!stored) return { ok: false, error: 'message_not_found' };
+        stored.text =
+          method === 'chat.update'
+            ? String(args.text ?? '')
+            : `${stored.text}${String(args.markdown_text ?? '')}`;
+        return { ok: true, channel, ts: stored.ts };
+      }
+      case 'chat.delete': {
+        const list = messages(channel);
+        const index = list.findIndex((message) => message.ts === args.ts);
+        if (index !== -1) list.splice(index, 1);
+        return { ok: true };
+      }
+      case 'conversations.replies': {
+        const root = String(args.ts);
+        const all = messages(channel).filter((message) => message.ts === root || message.thread_ts === root);
+        // Two per page, so pagination is always exercised.
+        const start = Number(args.cursor ?? 0);
+        const page = all.slice(start, start + 2);
+        const next = start + 2 < all.length ? String(start + 2) : '';
+        return { ok: true, messages: page, has_more: next !== '', response_metadata: { next_cursor: next } };
+      }
+      default:
+        return { ok: true };
+    }
+  };
+
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      const method = (request.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
+      const args = await readBody(request);
+      const authorization = request.headers.authorization;
+      calls.push({
+        method,
+        args,
+        token: authorization?.replace(/^Bearer /, '') ?? (args.token as string | undefined),
+      });
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(answer(method, args)));
+    })();
+  });
+  const sockets_server = new WebSocketServer({ server, path: '/socket' });
+  sockets_server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('message', (data) => {
+      const ack = JSON.parse(String(data)) as { envelope_id?: string };
+      if (ack.envelope_id) acks.push(ack.envelope_id);
+    });
+    socket.on('close', () => sockets.delete(socket));
+    socket.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        debug_info: { host: 'fake' },
+        connection_info: { app_id: 'A0001' },
+      }),
+    );
+    for (const resolve of onConnected) resolve();
+    onConnected = [];
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  let envelopeCount = 0;
+
+  const connected = () =>
+    sockets.size > 0 ? Promise.resolve() : new Promise<void>((resolve) => onConnected.push(resolve));
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api/`,
+    calls,
+    acks,
+    say(channel, text, options = {}) {
+      const ts = nextTs();
+      messages(channel).push({
+        ts,
+        user: options.user ?? 'UHUMAN01',
+        text,
+        ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+      });
+      return ts;
+    },
+    async push(event, options = {}) {
+      await connected();
+      const envelopeId = `envelope-${++envelopeCount}`;
+      const eventId = options.eventId ?? `Ev${envelopeCount}`;
+      const envelope = {
+        envelope_id: envelopeId,
+        type: 'events_api',
+        accepts_response_payload: false,
+        retry_attempt: options.retryAttempt ?? 0,
+        retry_reason: options.retryAttempt ? 'timeout' : '',
+        payload: {
+          token: 'verification',
+          team_id: 'T0001',
+          api_app_id: 'A0001',
+          type: 'event_callback',
+          event_id: eventId,
+          event_time: 1,
+          event,
+        },
+      };
+      for (const socket of sockets) socket.send(JSON.stringify(envelope));
+      return envelopeId;
+    },
+    thread: (channel, threadTs) =>
+      messages(channel).filter((message) => message.ts === threadTs || message.thread_ts === threadTs),
+    callsOf: (method) => calls.filter((call) => call.method === method),
+    failNext: (method, error) => {
+      failures.push([method, error]);
+    },
+    connected,
+    async close() {
+      for (const socket of sockets) socket.terminate();
+      sockets_server.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
