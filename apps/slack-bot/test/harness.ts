@@ -109,7 +109,7 @@ export async function startHarness(
     logger,
   });
   await bot.start();
-  await slack.connected();
+  if (botConfig.appToken) await slack.connected();
   return {
     slack,
     llm,

@@ -22,7 +22,7 @@ function convertInline(text: string): string {
   converted = escapeSlack(converted)
     .replace(/\*\*\*(.+?)\*\*\*/g, '\uE002_$1_\uE002')
     .replace(/\*\*(.+?)\*\*/g, '\uE002$1\uE002')
-    .replace(/__(.+?)__/g, '\uE002$1\uE002')
+    .replace(/(^|[^\w])__(?!\s)(.+?)__(?!\w)/g, '$1\uE002$2\uE002')
     .replace(/(^|[^*\w])\*(?!\s)([^*\n]+?)\*(?!\w)/g, '$1_$2_')
     .replace(/~~(.+?)~~/g, '~$1~')
     .replace(/\uE002/g, '*');

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { descendantsOf } from '@ai-assistant/host-core';
+import { describe, expect, it } from 'vitest';
+import { startFakeJma } from '../../../mcp_servers/weather/test/fake-jma.js';
+import { startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
+import { botUserId, startFakeSlack } from './fake-slack.js';
+import { freePort, jmaFixturesDir, waitFor, writeMcpConfig } from './harness.js';
+import { weatherModel } from './weather-model.js';
+
+const mainEntry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
+const skip = jmaFixturesDir ? '' : ' (skipped: recorded JMA data not found at ../shared/fixtures/jma)';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!jmaFixturesDir)(`the built app as a process${skip}`, () => {
+  it('SIGTERM with an answer in flight: it completes, the process exits 0, no child process remains', async () => {
+    const [slack, llm, jma] = await Promise.all([
+      startFakeSlack(),
+      startFakeVendor(),
+      startFakeJma({ fixturesDir: jmaFixturesDir as string }),
+    ]);
+    // A slow model, so the answer is still being written when the signal comes.
+    llm.respondWith(async (request) => {
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 700));
+      return weatherModel(request);
+    });
+    const config = writeMcpConfig(jma.baseUrl);
+    const workdir = mkdtempSync(resolve(tmpdir(), 'bot-run-'));
+    const child = spawn(process.execPath, [mainEntry], {
+      cwd: workdir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        SLACK_BOT_TOKEN: 'xoxb-process-test-token',
+        SLACK_APP_TOKEN: 'xapp-process-test-token',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: String(await freePort()),
+        OPENAI_API_KEY: 'sk-process-test-key-0123',
+        OPENAI_BASE_URL: llm.baseURL,
+        LLM_MAX_RETRIES: '0',
+        MCP_ENABLED: 'true',
+        MCP_SERVERS_CONFIG: config.path,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const exited = new Promise<number | null>((resolvePromise) => child.once('exit', resolvePromise));
+    try {
+      await slack.connected();
+      // The app connects MCP before it opens the socket: the weather server is running now.
+      const childPids = await descendantsOf(child.pid as number);
+      expect(childPids.length).toBeGreaterThan(0);
+      const ts = slack.say('C1', `<@${botUserId}> 東京の天気を教えて`);
+      await slack.push({
+        type: 'app_mention',
+        channel: 'C1',
+        user: 'UHUMAN01',
+        text: `<@${botUserId}> 東京の天気を教えて`,
+        ts,
+        event_ts: ts,
+      });
+      await waitFor(() => llm.requests.length >= 1);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const answer = slack.thread('C1', ts).find((message) => message.user === botUserId);
+      expect(answer?.text).toContain('晴れ時々くもり');
+      expect(childPids.filter(alive)).toEqual([]);
+      // Secrets never reach the log.
+      expect(output).toContain('shutting down');
+      for (const secret of ['xoxb-process-test-token', 'xapp-process-test-token', 'sk-process-test-key-0123'])
+        expect(output).not.toContain(secret);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await Promise.all([slack.close(), llm.close(), jma.close()]);
+      config.remove();
+      rmSync(workdir, { recursive: true, force: true });
+    }
+  }, 40_000);
+});
