@@ -1,3 +1,152 @@
-// The Slack app is not built yet: see README.md for what runs today.
-process.stderr.write('ai-assistant: the terminal chat is not implemented yet.\n');
-process.exitCode = 1;
+#!/usr/bin/env node
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import {
+  type ChatEvent,
+  ChatService,
+  type McpClientManager,
+  type Message,
+  startMcpFromEnvironment,
+} from '@ai-assistant/host-core';
+import {
+  createProviderFromEnv,
+  LLMProviderError,
+  llmSetupHint,
+  ProviderConfigError,
+} from '@ai-assistant/llm-providers';
+import { pino } from 'pino';
+import { helpText, runCommand } from './commands.js';
+
+const write = (text: string) => process.stdout.write(text);
+const note = (text: string) => process.stderr.write(text);
+
+function describeEvent(event: ChatEvent): string | undefined {
+  if (event.type === 'tool_start')
+    return `  🔧 ${event.tool ?? event.name}(${JSON.stringify(event.arguments)}) …\n`;
+  if (event.type === 'tool_end')
+    return `  ${event.ok ? '✓' : '✗'} ${event.tool ?? event.name} ${Math.round(event.durationMs)} ms\n`;
+  return undefined;
+}
+
+function failure(error: unknown): string {
+  if (error instanceof LLMProviderError) return `Error: ${error.userMessage} (${error.message})`;
+  return `Error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** The terminal chat: interactive, or one answer with --once. Returns the exit code. */
+export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
+  let options: { values: { once?: string; help?: boolean } };
+  try {
+    options = parseArgs({
+      args: argv,
+      options: { once: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: false,
+    });
+  } catch (error) {
+    note(`${(error as Error).message}\nUsage: pnpm chat [--once "question"]\n`);
+    return 2;
+  }
+  if (options.values.help) {
+    write(`Usage: pnpm chat [--once "question"]\n\n${helpText}\n`);
+    return 0;
+  }
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const logger = pino({ level: env.LOG_LEVEL || 'warn' }, pino.destination(2));
+
+  let provider: ReturnType<typeof createProviderFromEnv>;
+  try {
+    provider = createProviderFromEnv(env, { logger });
+  } catch (error) {
+    if (!(error instanceof ProviderConfigError)) throw error;
+    note(`${error.message}\n${error.message.includes(llmSetupHint) ? '' : `${llmSetupHint}\n`}`);
+    return 1;
+  }
+  let mcp: McpClientManager | undefined;
+  try {
+    mcp = await startMcpFromEnvironment({ env, logger });
+    const chat = new ChatService({
+      provider,
+      tools: mcp,
+      logger,
+      maxIterations: env.TOOL_LOOP_MAX_ITERATIONS ? Number(env.TOOL_LOOP_MAX_ITERATIONS) : undefined,
+      toolTimeoutMs: env.TOOL_CALL_TIMEOUT_MS ? Number(env.TOOL_CALL_TIMEOUT_MS) : undefined,
+    });
+    const onEvent = (event: ChatEvent) => {
+      const line = describeEvent(event);
+      if (line) note(line);
+    };
+
+    if (options.values.once !== undefined) {
+      const result = await chat.respond({ history: [], userMessage: options.values.once, onEvent });
+      write(`${result.text}\n`);
+      return 0;
+    }
+
+    const failed = mcp?.status().filter((server) => server.state === 'failed') ?? [];
+    note(
+      `ai-assistant chat — ${provider.name}, ${mcp ? `${mcp.listTools().length} tools` : 'MCP off'}` +
+        `${failed.length ? ` (${failed.length} server(s) failed: /servers)` : ''}. /help for commands, Ctrl-C to quit.\n`,
+    );
+    const terminal = createInterface({
+      input: process.stdin,
+      output: process.stdout,
+      terminal: process.stdin.isTTY,
+    });
+    let history: Message[] = [];
+    let current: AbortController | undefined;
+    // Ctrl-C cancels a running answer, or quits at the prompt.
+    const interrupt = () => {
+      if (current) current.abort();
+      else terminal.close();
+    };
+    terminal.on('SIGINT', interrupt);
+    process.on('SIGINT', interrupt);
+    terminal.setPrompt('> ');
+    terminal.prompt();
+    // The line iterator buffers what is typed (or piped) while an answer is being written.
+    for await (const line of terminal) {
+      const command = line.trim() ? runCommand(line, mcp) : { output: '' };
+      if (command) {
+        if (command.output) write(`${command.output}\n`);
+        if (command.history) history = command.history;
+        if (command.exit) break;
+        terminal.prompt();
+        continue;
+      }
+      current = new AbortController();
+      try {
+        let streamed = false;
+        const result = await chat.respond({
+          history,
+          userMessage: line,
+          signal: current.signal,
+          streamText: true,
+          onEvent: (event) => {
+            if (event.type === 'text_delta') {
+              streamed = true;
+              write(event.text);
+            } else onEvent(event);
+          },
+        });
+        write(streamed ? '\n' : `${result.text}\n`);
+        history = result.history;
+      } catch (error) {
+        note(`${failure(error)}\n`);
+      } finally {
+        current = undefined;
+      }
+      terminal.prompt();
+    }
+    terminal.close();
+    return 0;
+  } catch (error) {
+    note(`${failure(error)}\n`);
+    return 1;
+  } finally {
+    await mcp?.close();
+  }
+}
+
+// Exit at once: idle keep-alive sockets to the model API would otherwise hold the process a few seconds.
+process.exit(await main());

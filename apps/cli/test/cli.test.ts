@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeJma, startFakeJma } from '../../../mcp_servers/weather/test/fake-jma.js';
+import { jmaFixturesDir } from '../../../mcp_servers/weather/test/jma-fixtures.js';
+import { type FakeVendor, startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
+import { writeMcpConfig } from '../../slack-bot/test/harness.js';
+import { weatherModel } from '../../slack-bot/test/weather-model.js';
+
+const entry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
+const skip = jmaFixturesDir ? '' : ' (skipped: recorded JMA data not found at ../shared/fixtures/jma)';
+
+function run(args: string[], env: Record<string, string>, input?: string) {
+  const workdir = mkdtempSync(resolve(tmpdir(), 'chat-'));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolvePromise) => {
+    const child = spawn(process.execPath, [entry, ...args], {
+      cwd: workdir,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      rmSync(workdir, { recursive: true, force: true });
+      resolvePromise({ code, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin.end(input);
+    else child.stdin.end();
+  });
+}
+
+describe('terminal chat without an LLM', () => {
+  it('says exactly which variables to set', async () => {
+    const result = await run(['--once', 'hi'], {});
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('OPENAI_API_KEY');
+    expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+    expect(result.stderr).toContain('LLM_BASE_URL');
+  });
+});
+
+describe.skipIf(!jmaFixturesDir)(`terminal chat with the real weather server${skip}`, () => {
+  let llm: FakeVendor;
+  let jma: FakeJma;
+  let config: ReturnType<typeof writeMcpConfig>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    [llm, jma] = await Promise.all([
+      startFakeVendor(),
+      startFakeJma({ fixturesDir: jmaFixturesDir as string }),
+    ]);
+    llm.respondWith(weatherModel);
+    config = writeMcpConfig(jma.baseUrl);
+    env = {
+      OPENAI_API_KEY: 'sk-cli-test-0123456',
+      OPENAI_BASE_URL: llm.baseURL,
+      LLM_MAX_RETRIES: '0',
+      MCP_ENABLED: 'true',
+      MCP_SERVERS_CONFIG: config.path,
+    };
+  });
+  afterAll(async () => {
+    await Promise.all([llm?.close(), jma?.close()]);
+    config?.remove();
+  });
+
+  it('pnpm chat --once prints the answer and exits', async () => {
+    const result = await run(['--once', '東京の天気は？'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('晴れ時々くもり');
+    expect(result.stderr).toMatch(/🔧 get_weather\(\{"location":"東京"\}\) …/);
+    expect(result.stderr).toMatch(/✓ get_weather \d+ ms/);
+  });
+
+  it('interactive: /servers, /tools, a question, /reset, /exit', async () => {
+    const result = await run([], env, '/servers\n/tools\n八丈島の天気は？\n/reset\n/exit\n');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('weather (stdio): connected — 1 tools');
+    expect(result.stdout).toContain('mcp__weather__get_weather');
+    expect(result.stdout).toContain('伊豆諸島南部');
+    expect(result.stdout).toContain('The conversation was reset.');
+  });
+});
