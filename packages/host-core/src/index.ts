@@ -11,11 +11,13 @@ export {
 } from './chat/chat-service.js';
 export { checkArguments } from './chat/validate-arguments.js';
 export {
+  type BuiltinServerConfig,
   defaultToolTimeoutMs,
   isMcpEnabled,
   loadMcpConfig,
   McpConfigError,
   mcpConfigPath,
+  type OpenApiServerConfig,
   parseMcpConfig,
   type RemoteServerConfig,
   type ServerConfig,
@@ -34,15 +36,21 @@ export {
 } from './mcp/client-manager.js';
 export {
   McpToolCancelledError,
+  McpToolCredentialsError,
   McpToolError,
   McpToolExecutionError,
   McpToolNotFoundError,
   McpToolTimeoutError,
 } from './mcp/errors.js';
 export { defaultResultBudget, formatToolResult, truncateMiddle } from './mcp/format-tool-result.js';
+export { fillHeaders, type RequestTokens } from './mcp/header-templates.js';
 export { descendantsOf } from './mcp/process-tree.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 export { encodeToolName } from './mcp/tool-names.js';
+export { environmentSecrets, Redactor } from './redaction.js';
+export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
+export { CalculationError, calculate } from './tools/calculate.js';
+export { OpenApiSpecError, openApiOperations } from './tools/openapi-tools.js';
 export type {
   CompletionOptions,
   JsonSchema,

@@ -8,6 +8,7 @@ import { McpClientManager } from '../src/mcp/client-manager.js';
 
 describe('remote servers', () => {
   const seen: IncomingHttpHeaders[] = [];
+  const calls: Array<[string, string | undefined]> = [];
   let server: Server;
   let url: string;
   beforeAll(async () => {
@@ -15,9 +16,12 @@ describe('remote servers', () => {
     server = createServer(async (request, response) => {
       seen.push(request.headers);
       const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
-      mcp.registerTool('whoami', { inputSchema: { verbose: z.boolean().optional() } }, async () => ({
-        content: [{ type: 'text', text: `auth=${request.headers.authorization ?? 'none'}` }],
-      }));
+      mcp.registerTool('whoami', { inputSchema: { marker: z.string().optional() } }, async ({ marker }) => {
+        if (marker) calls.push([marker, request.headers.authorization]);
+        if (marker === 'slow') await new Promise((resolve) => setTimeout(resolve, 150));
+        if (marker === 'leak') throw new Error(`backend rejected ${request.headers.authorization}`);
+        return { content: [{ type: 'text', text: `auth=${request.headers.authorization ?? 'none'}` }] };
+      });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
@@ -35,7 +39,7 @@ describe('remote servers', () => {
     server.close();
   });
 
-  it('sends the configured headers (with ${VAR} filled from the environment) on every request', async () => {
+  it('sends the configured headers (${VAR} filled from the environment when no token is given) on every request', async () => {
     const servers = parseMcpConfig(
       JSON.stringify({
         mcpServers: {
@@ -45,16 +49,59 @@ describe('remote servers', () => {
       'mcp_servers.json',
       { REMOTE_TOKEN: 'token-from-env' },
     );
-    const manager = new McpClientManager();
+    const manager = new McpClientManager({ env: { REMOTE_TOKEN: 'token-from-env' } });
     try {
       await manager.connect(servers);
       expect(manager.status()[0]?.state).toBe('connected');
-      expect((await manager.callTool('mcp__remote__whoami', {})).text).toBe('auth=Bearer token-from-env');
+      // The server received the credential; the tool output never carries it back.
+      expect((await manager.callTool('mcp__remote__whoami', {})).text).toBe('auth=[REDACTED]');
       expect(seen.length).toBeGreaterThanOrEqual(3); // initialize, initialized, tools/list, tools/call
       for (const headers of seen) {
         expect(headers.authorization).toBe('Bearer token-from-env');
         expect(headers['x-team']).toBe('core');
       }
+    } finally {
+      await manager.close();
+    }
+  });
+
+  it('per-request tokens fill the templates; concurrent calls never see each other’s; a missing one is named', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({ mcpServers: { remote: { url, headers: { Authorization: 'Bearer ${user_token}' } } } }),
+      'mcp_servers.json',
+      {},
+    );
+    const manager = new McpClientManager({ env: {} });
+    try {
+      await manager.connect(servers);
+      expect(manager.status()[0]?.state).toBe('connected');
+      await Promise.all([
+        manager.callTool(
+          'mcp__remote__whoami',
+          { marker: 'slow' },
+          { tokens: { user_token: 'alice-token-1' } },
+        ),
+        manager.callTool(
+          'mcp__remote__whoami',
+          { marker: 'fast' },
+          { tokens: { user_token: 'bob-token-2' } },
+        ),
+      ]);
+      expect(Object.fromEntries(calls)).toMatchObject({
+        slow: 'Bearer alice-token-1',
+        fast: 'Bearer bob-token-2',
+      });
+      await expect(manager.callTool('mcp__remote__whoami', {})).rejects.toThrow(
+        'needs credentials that were not supplied: ${user_token}',
+      );
+      // A server error that quotes the credential comes back redacted.
+      const leak = await manager.callTool(
+        'mcp__remote__whoami',
+        { marker: 'leak' },
+        { tokens: { user_token: 'carol-token-3' } },
+      );
+      expect(leak.isError).toBe(true);
+      expect(leak.text).toBe('backend rejected Bearer [REDACTED]');
     } finally {
       await manager.close();
     }

@@ -2,10 +2,12 @@ import { type Logger, silentLogger } from '../logger.js';
 import type { McpClientManager } from '../mcp/client-manager.js';
 import {
   McpToolCancelledError,
+  McpToolCredentialsError,
   McpToolError,
   McpToolNotFoundError,
   McpToolTimeoutError,
 } from '../mcp/errors.js';
+import type { RequestTokens } from '../mcp/header-templates.js';
 import type { LLMProvider, Message, ToolCall, ToolDefinition } from '../types.js';
 import { checkArguments, firstRequiredString } from './validate-arguments.js';
 
@@ -18,6 +20,7 @@ export type ToolHost = Pick<
   | 'systemInstructions'
   | 'responseInstructionFor'
   | 'autoContextTools'
+  | 'redactor'
 >;
 
 /** Progress of one turn, reported as it happens. */
@@ -62,6 +65,8 @@ export interface RespondInput {
   onEvent?: (event: ChatEvent) => void;
   /** Stream the answer: the provider streams and `onEvent` receives `text_delta` events. */
   streamText?: boolean;
+  /** This user's secrets for `${name}` header templates; passed to tool calls, never stored or logged. */
+  tokens?: RequestTokens;
 }
 
 /** Outcome of one turn. */
@@ -220,7 +225,9 @@ export class ChatService {
       messages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
       // All calls of a round run concurrently; their results keep the order the model asked in.
       const results = await abortable(
-        Promise.all(response.toolCalls.map((call) => this.runTool(host, tools, call, signal, emit))),
+        Promise.all(
+          response.toolCalls.map((call) => this.runTool(host, tools, call, signal, emit, input.tokens)),
+        ),
         signal,
       );
       results.forEach((result, index) => {
@@ -260,7 +267,11 @@ export class ChatService {
         const outcome = await host.callTool(
           tool.name,
           { [parameter]: input.userMessage },
-          { signal: input.signal, ...(this.toolTimeoutMs ? { timeoutMs: this.toolTimeoutMs } : {}) },
+          {
+            signal: input.signal,
+            tokens: input.tokens,
+            ...(this.toolTimeoutMs ? { timeoutMs: this.toolTimeoutMs } : {}),
+          },
         );
         if (outcome.isError) throw new Error(outcome.text);
         const instruction = host.responseInstructionFor(tool.name);
@@ -284,11 +295,14 @@ export class ChatService {
     call: ToolCall,
     signal: AbortSignal | undefined,
     emit: (event: ChatEvent) => void,
+    tokens: RequestTokens | undefined,
   ): Promise<{ content: string; trace: TraceEntry }> {
     const target = host.resolveTool(call.name);
     const where = target ? { server: target.server, tool: target.tool } : {};
     const started = performance.now();
-    emit({ type: 'tool_start', callId: call.id, name: call.name, ...where, arguments: call.arguments });
+    // What is shown and logged passes the redactor; the tool itself gets the real arguments.
+    const shownArguments = host.redactor.redactValue(call.arguments) as Record<string, unknown>;
+    emit({ type: 'tool_start', callId: call.id, name: call.name, ...where, arguments: shownArguments });
     let content: string;
     let ok = false;
     try {
@@ -303,6 +317,7 @@ export class ChatService {
       } else {
         const outcome = await host.callTool(call.name, call.arguments, {
           signal,
+          tokens,
           ...(this.toolTimeoutMs ? { timeoutMs: this.toolTimeoutMs } : {}),
         });
         content = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
@@ -329,7 +344,7 @@ export class ChatService {
       trace: {
         name: call.name,
         ...where,
-        arguments: call.arguments,
+        arguments: shownArguments,
         durationMs,
         ok,
         ...(ok ? {} : { error: content }),
@@ -341,6 +356,9 @@ export class ChatService {
     if (error instanceof McpToolNotFoundError) {
       const available = tools.map((tool) => tool.name).join(', ');
       return `Error: there is no tool named "${name}". Available tools: ${available}.`;
+    }
+    if (error instanceof McpToolCredentialsError) {
+      return `Error: ${name} needs credentials that were not supplied (${error.placeholders.join(', ')}). Tell the user this tool needs their credentials to be set up.`;
     }
     if (error instanceof McpToolTimeoutError) {
       return `Error: ${name} timed out after ${error.timeoutMs} ms (its data source did not answer). Tell the user it could not be looked up right now.`;

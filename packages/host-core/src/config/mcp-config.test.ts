@@ -85,32 +85,59 @@ describe('MCP server configuration', () => {
     expect(() => parseMcpConfig('{"servers": {}}', file)).toThrow(/mcpServers: expected an object/);
   });
 
-  it('rejects builtin and openapi servers as not supported yet instead of dropping them', () => {
-    expect(failure({ tools: { type: 'builtin', tools: [] } })).toContain(
-      '"builtin" servers are not supported yet',
+  it('builtin servers name tools of the host registry; an unknown name is an error naming it', () => {
+    const [builtin] = parse({
+      util: {
+        type: 'builtin',
+        tools: [{ name: 'calculate', description: 'Maths' }, { name: 'get_current_time' }],
+      },
+    });
+    expect(builtin).toMatchObject({
+      transport: 'builtin',
+      tools: [{ name: 'calculate', description: 'Maths' }, { name: 'get_current_time' }],
+    });
+    expect(
+      failure({ util: { type: 'builtin', tools: [{ name: 'calculate' }, { name: 'launch_rockets' }] } }),
+    ).toBe(
+      'config/mcp_servers.json: mcpServers.util.tools[1].name: there is no builtin tool "launch_rockets"; available: get_current_time, calculate',
     );
-    expect(failure({ api: { transport: 'openapi' } })).toContain('"openapi" servers are not supported yet');
+    expect(failure({ util: { type: 'builtin' } })).toContain('mcpServers.util.tools: expected');
   });
 
-  it('expands ${VAR} in env, url and headers; an unset variable is named, its value never shown', () => {
+  it('openapi servers: an invalid document is an error with the JSON pointer of the problem', () => {
+    expect(failure({ api: { type: 'openapi', openapi_spec: { openapi: '2.0', paths: {} } } })).toContain(
+      'mcpServers.api.openapi_spec/openapi: expected an OpenAPI version string',
+    );
+    const broken = {
+      openapi: '3.0.3',
+      servers: [{ url: 'http://127.0.0.1:1' }],
+      paths: { '/pets/{id}': { get: { parameters: [{ $ref: '#/components/parameters/missing' }] } } },
+    };
+    expect(failure({ api: { type: 'openapi', openapi_spec: broken } })).toContain(
+      'mcpServers.api.openapi_spec/paths/~1pets~1{id}/get/parameters/0/$ref',
+    );
+    expect(failure({ api: { type: 'openapi', openapi_spec: { openapi: '3.1.0', paths: {} } } })).toContain(
+      'openapi_base_url: expected',
+    );
+    expect(failure({ api: { type: 'openapi', openapi_spec: 'missing-spec.json' } })).toContain('cannot read');
+  });
+
+  it('expands ${VAR} in env and url at load; header templates stay templates, filled per request', () => {
     const env = { TOKEN: 'secret-value-123', HOST: '127.0.0.1' };
     const [stdio, remote] = parse(
       {
         a: { command: 'x', env: { API_TOKEN: '${TOKEN}' } },
-        b: { url: 'http://${HOST}:9/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+        b: { url: 'http://${HOST}:9/mcp', headers: { Authorization: 'Bearer ${user_token}' } },
       },
       env,
     );
     expect(stdio?.transport === 'stdio' && stdio.env).toEqual({ API_TOKEN: 'secret-value-123' });
     expect(remote).toMatchObject({
       url: 'http://127.0.0.1:9/mcp',
-      headers: { Authorization: 'Bearer secret-value-123' },
+      headers: { Authorization: 'Bearer ${user_token}' },
     });
-    const message = failure(
-      { b: { url: 'http://x/mcp', headers: { Authorization: 'Bearer ${MISSING}' } } },
-      env,
-    );
-    expect(message).toContain('mcpServers.b.headers.Authorization: ${MISSING} is not set');
+    const message = failure({ a: { command: 'x', env: { KEY: '${MISSING}' } } }, env);
+    expect(message).toContain('mcpServers.a.env.KEY: ${MISSING} is not set');
     // A disabled entry does not need its variables.
     expect(parse({ c: { command: 'x', env: { K: '${MISSING}' }, disabled: true } })[0]?.disabled).toBe(true);
   });

@@ -1,9 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { builtinTools } from '../tools/builtin-tools.js';
+import { OpenApiSpecError, openApiOperations, placeSecurity } from '../tools/openapi-tools.js';
+import type { JsonSchema } from '../types.js';
 
-/** Transports the host can use today. */
-export type TransportKind = 'stdio' | 'http' | 'sse';
+/** The kinds of server the host can use. */
+export type TransportKind = 'stdio' | 'http' | 'sse' | 'builtin' | 'openapi';
 
 interface CommonServerConfig {
   name: string;
@@ -24,15 +28,35 @@ export interface StdioServerConfig extends CommonServerConfig {
   cwd: string;
 }
 
-/** A remote server over Streamable HTTP or legacy SSE. */
+/**
+ * A remote server over Streamable HTTP or legacy SSE. `headers` values may hold `${name}`
+ * placeholders, filled per request from the caller's tokens, then the environment.
+ */
 export interface RemoteServerConfig extends CommonServerConfig {
   transport: 'http' | 'sse';
   url: string;
   headers: Record<string, string>;
 }
 
+/** Tools implemented inside the host (see `builtinTools`). */
+export interface BuiltinServerConfig extends CommonServerConfig {
+  transport: 'builtin';
+  tools: Array<{ name: string; description?: string; inputSchema?: JsonSchema }>;
+}
+
+/** A REST API described by an OpenAPI 3.x document, offered as tools. */
+export interface OpenApiServerConfig extends CommonServerConfig {
+  transport: 'openapi';
+  spec: unknown;
+  baseUrl: string;
+  /** Header templates, filled per request like a remote server's. */
+  headers: Record<string, string>;
+  /** Security scheme name → value template (apiKey header/query, http bearer/basic). */
+  security: Record<string, string>;
+}
+
 /** One validated server entry of `mcpServers`. */
-export type ServerConfig = StdioServerConfig | RemoteServerConfig;
+export type ServerConfig = StdioServerConfig | RemoteServerConfig | BuiltinServerConfig | OpenApiServerConfig;
 
 /** A configuration file that cannot be used; the message names file, server and field. */
 export class McpConfigError extends Error {
@@ -59,13 +83,25 @@ const serverSchema = z.object({
   response_instruction: z.string().optional(),
   auto_context_tool: z.string().min(1).optional(),
   disabled: z.boolean().optional(),
+  tools: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        description: z.string().optional(),
+        input_schema: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
+    .optional(),
+  openapi_spec: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+  openapi_base_url: z.string().min(1).optional(),
+  security: stringMap.optional(),
 });
 const fileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) });
 
 // What each field must hold, in words a person fixing the file can use.
 const expectations: Record<string, string> = {
-  transport: 'one of "stdio", "http", "sse"',
-  type: 'one of "stdio", "http", "sse"',
+  transport: 'one of "stdio", "http", "sse", "builtin", "openapi"',
+  type: 'one of "stdio", "http", "sse", "builtin", "openapi"',
   command: 'a non-empty string (the program to start)',
   args: 'an array of strings',
   env: 'an object whose values are strings',
@@ -78,6 +114,10 @@ const expectations: Record<string, string> = {
   response_instruction: 'a string',
   auto_context_tool: 'a non-empty string (a tool name of this server)',
   disabled: 'true or false',
+  tools: 'an array of { "name", "description", "input_schema" } objects',
+  openapi_spec: 'an OpenAPI 3.x document (an object) or the path of one (a string)',
+  openapi_base_url: 'a non-empty string (an http:// or https:// URL)',
+  security: 'an object mapping security scheme names to string values',
 };
 
 const transportAliases: Record<string, TransportKind | 'builtin' | 'openapi'> = {
@@ -186,14 +226,9 @@ export function parseMcpConfig(
     const field = entry.transport !== undefined ? 'transport' : 'type';
     if (declared && !kind)
       throw new McpConfigError(`${path}: ${where}.${field}: expected ${expectations.transport}`);
-    if (kind === 'builtin' || kind === 'openapi') {
-      throw new McpConfigError(
-        `${path}: ${where}.${field}: "${kind}" servers are not supported yet; use "stdio", "http" or "sse", or set "disabled": true`,
-      );
-    }
     if (!kind) {
       throw new McpConfigError(
-        `${path}: ${where}: expected "command" (a stdio server) or "url" (an HTTP server)`,
+        `${path}: ${where}: expected "command" (a stdio server), "url" (an HTTP server) or a "type" of "builtin" or "openapi"`,
       );
     }
     const disabled = entry.disabled ?? false;
@@ -221,16 +256,88 @@ export function parseMcpConfig(
         cwd: isAbsolute(cwd) ? cwd : resolve(baseFolder, cwd),
       } satisfies StdioServerConfig;
     }
+    if (kind === 'builtin') {
+      const tools = entry.tools ?? [];
+      if (tools.length === 0)
+        throw new McpConfigError(`${path}: ${where}.tools: expected ${expectations.tools} (at least one)`);
+      tools.forEach((tool, index) => {
+        if (!builtinTools[tool.name]) {
+          throw new McpConfigError(
+            `${path}: ${where}.tools[${index}].name: there is no builtin tool "${tool.name}"; available: ${Object.keys(builtinTools).join(', ')}`,
+          );
+        }
+      });
+      return {
+        ...common,
+        transport: 'builtin',
+        tools: tools.map((tool) => ({
+          name: tool.name,
+          ...(tool.description ? { description: tool.description } : {}),
+          ...(tool.input_schema ? { inputSchema: tool.input_schema } : {}),
+        })),
+      } satisfies BuiltinServerConfig;
+    }
+    if (kind === 'openapi') {
+      if (entry.openapi_spec === undefined) {
+        throw new McpConfigError(`${path}: ${where}.openapi_spec: expected ${expectations.openapi_spec}`);
+      }
+      const spec =
+        typeof entry.openapi_spec === 'string'
+          ? readSpec(entry.openapi_spec, baseFolder, `${path}: ${where}.openapi_spec`)
+          : entry.openapi_spec;
+      try {
+        openApiOperations(spec, () => {});
+        placeSecurity(spec, entry.security ?? {});
+      } catch (error) {
+        if (!(error instanceof OpenApiSpecError)) throw error;
+        throw new McpConfigError(
+          `${path}: ${where}.openapi_spec${error.pointer}: ${error.message.slice(error.pointer.length + 2)}`,
+        );
+      }
+      const servers = (spec as { servers?: Array<{ url?: unknown }> }).servers;
+      const baseUrl = expand(
+        entry.openapi_base_url ?? String(servers?.[0]?.url ?? ''),
+        environment,
+        `${where}.openapi_base_url`,
+        path,
+      );
+      if (!disabled && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
+        throw new McpConfigError(
+          `${path}: ${where}.openapi_base_url: expected ${expectations.openapi_base_url} (the document names none)`,
+        );
+      }
+      return {
+        ...common,
+        transport: 'openapi',
+        spec,
+        baseUrl,
+        headers: entry.headers ?? {},
+        security: entry.security ?? {},
+      } satisfies OpenApiServerConfig;
+    }
     if (!entry.url) throw new McpConfigError(`${path}: ${where}.url: expected ${expectations.url}`);
     const url = expand(entry.url, environment, `${where}.url`, path);
     if (!disabled && !/^https?:\/\/[^\s]+$/.test(url)) {
       throw new McpConfigError(`${path}: ${where}.url: expected ${expectations.url}`);
     }
-    return {
-      ...common,
-      transport: kind,
-      url,
-      headers: expandAll(entry.headers ?? {}, environment, `${where}.headers`, path),
-    } satisfies RemoteServerConfig;
+    // Header values stay templates: they are filled per request (tokens, then the environment).
+    return { ...common, transport: kind, url, headers: entry.headers ?? {} } satisfies RemoteServerConfig;
   });
+}
+
+function readSpec(specPath: string, baseFolder: string, where: string): unknown {
+  const full = isAbsolute(specPath) ? specPath : resolve(baseFolder, specPath);
+  let text: string;
+  try {
+    text = readFileSync(full, 'utf8');
+  } catch (error) {
+    throw new McpConfigError(
+      `${where}: cannot read ${full} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new McpConfigError(`${where}: ${full} is not valid JSON (${(error as Error).message})`);
+  }
 }

@@ -6,14 +6,18 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 import { type Logger, silentLogger } from '../logger.js';
+import { environmentSecrets, Redactor } from '../redaction.js';
 import type { JsonSchema, ToolDefinition } from '../types.js';
 import {
   McpToolCancelledError,
+  McpToolCredentialsError,
   McpToolExecutionError,
   McpToolNotFoundError,
   McpToolTimeoutError,
 } from './errors.js';
 import { defaultResultBudget, formatToolResult, type RawToolResult } from './format-tool-result.js';
+import { currentTokens, fillHeaders, type RequestTokens, withTokens } from './header-templates.js';
+import { builtinServer, type LocalServer, MissingCredentialsError, openApiServer } from './local-servers.js';
 import { descendantsOf, terminate } from './process-tree.js';
 import { encodeToolName } from './tool-names.js';
 
@@ -26,6 +30,10 @@ export interface McpClientManagerOptions {
   resultBudget?: number;
   /** Name and version this host announces to servers. */
   clientInfo?: { name: string; version: string };
+  /** Where `${NAME}` in header templates falls back to (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Clock of the builtin tools (default: the real clock). */
+  now?: () => Date;
 }
 
 /** Where a server stands. */
@@ -46,6 +54,8 @@ export interface CallToolOptions {
   signal?: AbortSignal;
   /** Overrides the server's `timeout_ms`. */
   timeoutMs?: number;
+  /** Per-request secrets for `${name}` header templates; never logged, never returned. */
+  tokens?: RequestTokens;
 }
 
 /** A tool result as the model will read it. */
@@ -70,6 +80,8 @@ interface Connection {
   reason?: string;
   client?: Client;
   transport?: Transport;
+  /** Builtin and OpenAPI servers, served inside the host. */
+  local?: LocalServer;
   pid?: number;
   /** Descendants of a stdio server seen so far, so a wrapper's grandchildren are stopped too. */
   descendants: Set<number>;
@@ -106,12 +118,19 @@ export class McpClientManager {
   private readonly connectTimeoutMs: number;
   private readonly resultBudget: number;
   private readonly clientInfo: { name: string; version: string };
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly now: () => Date;
+  /** Knows every secret this manager has seen; every log line and error passes through it. */
+  readonly redactor: Redactor;
   private readonly connections = new Map<string, Connection>();
   private toolIndex = new Map<string, { connection: Connection; tool: Tool }>();
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientManagerOptions = {}) {
-    this.logger = options.logger ?? silentLogger;
+    this.env = options.env ?? process.env;
+    this.now = options.now ?? (() => new Date());
+    this.redactor = new Redactor(environmentSecrets(this.env));
+    this.logger = this.redactor.wrap(options.logger ?? silentLogger);
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.resultBudget = options.resultBudget ?? defaultResultBudget;
     this.clientInfo = options.clientInfo ?? { name: 'ai-assistant', version: '0.1.0' };
@@ -184,7 +203,9 @@ export class McpClientManager {
     if (!entry) throw new McpToolNotFoundError(name);
     const { connection, tool } = entry;
     const server = connection.config.name;
-    if (connection.state !== 'connected' || !connection.client) {
+    const client = connection.client;
+    const local = connection.local;
+    if (connection.state !== 'connected' || (!client && !local)) {
       throw new McpToolExecutionError(
         name,
         server,
@@ -192,19 +213,61 @@ export class McpClientManager {
       );
     }
     if (options.signal?.aborted) throw new McpToolCancelledError(name);
+    const tokens = options.tokens ?? {};
+    this.redactor.add(Object.values(tokens));
     const timeoutMs = options.timeoutMs ?? connection.config.timeoutMs;
+    const config = connection.config;
+    if (config.transport === 'http' || config.transport === 'sse') {
+      const { missing } = fillHeaders(config.headers, tokens, this.env);
+      if (missing.length > 0) throw new McpToolCredentialsError(name, server, missing);
+    }
     try {
-      const result = await connection.client.callTool({ name: tool.name, arguments: args }, undefined, {
-        signal: options.signal,
-        timeout: timeoutMs,
-      });
-      return { ...formatToolResult(result as RawToolResult, this.resultBudget), server, tool: tool.name };
+      const result = client
+        ? await withTokens(tokens, () =>
+            client.callTool({ name: tool.name, arguments: args }, undefined, {
+              signal: options.signal,
+              timeout: timeoutMs,
+            }),
+          )
+        : await this.callLocal(local as LocalServer, tool.name, args, tokens, timeoutMs, options.signal);
+      const formatted = formatToolResult(result as RawToolResult, this.resultBudget);
+      return {
+        text: this.redactor.redact(formatted.text),
+        isError: formatted.isError,
+        server,
+        tool: tool.name,
+      };
     } catch (error) {
       if (options.signal?.aborted) throw new McpToolCancelledError(name);
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new McpToolTimeoutError(name, server, timeoutMs, { cause: error });
       }
-      throw new McpToolExecutionError(name, server, describeError(error), { cause: error });
+      if (error instanceof McpToolTimeoutError)
+        throw new McpToolTimeoutError(name, server, timeoutMs, { cause: error });
+      if (error instanceof MissingCredentialsError)
+        throw new McpToolCredentialsError(name, server, error.placeholders);
+      throw new McpToolExecutionError(name, server, this.redactor.redact(describeError(error)), {
+        cause: error,
+      });
+    }
+  }
+
+  private async callLocal(
+    local: LocalServer,
+    tool: string,
+    args: Record<string, unknown>,
+    tokens: RequestTokens,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<RawToolResult> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      return await local.call(tool, args, { signal: combined, timeoutMs, tokens });
+    } catch (error) {
+      if (timeout.aborted && !signal?.aborted)
+        throw new McpToolTimeoutError(tool, '', timeoutMs, { cause: error });
+      throw error;
     }
   }
 
@@ -292,22 +355,62 @@ export class McpClientManager {
       });
       return transport;
     }
-    const url = new URL(config.url);
-    const requestInit = { headers: config.headers };
-    return config.transport === 'http'
-      ? new StreamableHTTPClientTransport(url, { requestInit })
+    const remote = config;
+    if (remote.transport !== 'http' && remote.transport !== 'sse')
+      throw new Error(`${remote.transport} has no transport`);
+    this.redactor.add(Object.values(fillHeaders(remote.headers, {}, this.env).headers));
+    // Headers are filled on every request from that request's tokens (or the environment).
+    const fetchWithHeaders = (input: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      for (const [header, value] of Object.entries(
+        fillHeaders(remote.headers, currentTokens(), this.env).headers,
+      )) {
+        headers.set(header, value);
+      }
+      return fetch(input, { ...init, headers });
+    };
+    const url = new URL(remote.url);
+    return remote.transport === 'http'
+      ? new StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders })
       : new SSEClientTransport(url, {
-          requestInit,
-          eventSourceInit: {
-            fetch: (input, init) =>
-              fetch(input, { ...init, headers: { ...(init?.headers as object), ...config.headers } }),
-          },
+          fetch: fetchWithHeaders,
+          eventSourceInit: { fetch: fetchWithHeaders },
         });
   }
 
   private async open(connection: Connection): Promise<void> {
     const name = connection.config.name;
     const started = Date.now();
+    const config = connection.config;
+    if (config.transport === 'builtin' || config.transport === 'openapi') {
+      try {
+        if (config.transport === 'openapi') {
+          this.redactor.add(
+            Object.values(fillHeaders({ ...config.headers, ...config.security }, {}, this.env).headers),
+          );
+        }
+        connection.local =
+          config.transport === 'builtin'
+            ? builtinServer(config, this.now)
+            : openApiServer(config, this.env, (message) =>
+                this.logger.warn({ server: name }, `OpenAPI: ${message}`),
+              );
+        connection.tools = connection.local.tools;
+        connection.state = 'connected';
+        this.logger.info(
+          { server: name, transport: config.transport, tools: this.visibleTools(connection).length },
+          'tool server ready',
+        );
+      } catch (error) {
+        connection.state = 'failed';
+        connection.reason = describeError(error);
+        this.logger.error(
+          { server: name, reason: connection.reason },
+          'tool server failed to start; skipping it',
+        );
+      }
+      return;
+    }
     try {
       const client = new Client(this.clientInfo, {
         capabilities: {},

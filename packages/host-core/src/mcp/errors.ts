@@ -1,7 +1,12 @@
 /** Base of the errors `McpClientManager.callTool` throws; `code` is stable for programs. */
 export class McpToolError extends Error {
   constructor(
-    readonly code: 'TOOL_NOT_FOUND' | 'REQUEST_TIMEOUT' | 'TOOL_EXECUTION_FAILED' | 'CANCELLED',
+    readonly code:
+      | 'TOOL_NOT_FOUND'
+      | 'REQUEST_TIMEOUT'
+      | 'TOOL_EXECUTION_FAILED'
+      | 'CANCELLED'
+      | 'MISSING_CREDENTIALS',
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -52,5 +57,21 @@ export class McpToolCancelledError extends McpToolError {
   override name = 'McpToolCancelledError';
   constructor(readonly toolName: string) {
     super('CANCELLED', `Tool "${toolName}" was cancelled`);
+  }
+}
+
+/** A header template of the server could not be filled: the tool needs the caller's credentials. */
+export class McpToolCredentialsError extends McpToolError {
+  override name = 'McpToolCredentialsError';
+  constructor(
+    readonly toolName: string,
+    readonly server: string,
+    /** The placeholder names (never their values). */
+    readonly placeholders: string[],
+  ) {
+    super(
+      'MISSING_CREDENTIALS',
+      `Tool "${toolName}" of server "${server}" needs credentials that were not supplied: ${placeholders.map((name) => `\${${name}}`).join(', ')}`,
+    );
   }
 }

@@ -1,0 +1,53 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** Per-request secrets (placeholder name → value), supplied per user by the app. */
+export type RequestTokens = Readonly<Record<string, string>>;
+
+const current = new AsyncLocalStorage<RequestTokens>();
+
+/** Runs `work` with the tokens of one request; concurrent requests never see each other's. */
+export function withTokens<T>(tokens: RequestTokens | undefined, work: () => Promise<T>): Promise<T> {
+  return current.run(tokens ?? {}, work);
+}
+
+/** The tokens of the request being served, if any. */
+export function currentTokens(): RequestTokens {
+  return current.getStore() ?? {};
+}
+
+const placeholder = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Whether a value holds `${…}` placeholders. */
+export function hasPlaceholders(value: string): boolean {
+  return /\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value);
+}
+
+/** Filled header values, and the placeholders nothing could fill. */
+export interface FilledHeaders {
+  headers: Record<string, string>;
+  missing: string[];
+}
+
+/** Fills `${name}` from the request's tokens, then the environment; a header with a gap is left out. */
+export function fillHeaders(
+  templates: Record<string, string>,
+  tokens: RequestTokens,
+  env: NodeJS.ProcessEnv,
+): FilledHeaders {
+  const headers: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const [name, template] of Object.entries(templates)) {
+    let complete = true;
+    const value = template.replace(placeholder, (_whole, key: string) => {
+      const found = tokens[key] ?? env[key];
+      if (found === undefined || found === '') {
+        complete = false;
+        if (!missing.includes(key)) missing.push(key);
+        return '';
+      }
+      return found;
+    });
+    if (complete) headers[name] = value;
+  }
+  return { headers, missing };
+}

@@ -1,0 +1,108 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { checkArguments } from '../chat/validate-arguments.js';
+import type { BuiltinServerConfig, OpenApiServerConfig } from '../config/mcp-config.js';
+import { builtinTools } from '../tools/builtin-tools.js';
+import { callOperation, openApiOperations, placeSecurity } from '../tools/openapi-tools.js';
+import type { RawToolResult } from './format-tool-result.js';
+import { fillHeaders, type RequestTokens } from './header-templates.js';
+
+/** Per-call context of a local tool. */
+export interface LocalCallContext {
+  signal: AbortSignal;
+  timeoutMs: number;
+  tokens: RequestTokens;
+}
+
+/** A server that lives inside the host (no process, or only an HTTP API behind it). */
+export interface LocalServer {
+  tools: Tool[];
+  call(tool: string, args: Record<string, unknown>, context: LocalCallContext): Promise<RawToolResult>;
+}
+
+/** Placeholders a request could not fill: the tool needs credentials nobody supplied. */
+export class MissingCredentialsError extends Error {
+  override name = 'MissingCredentialsError';
+  constructor(readonly placeholders: string[]) {
+    super(
+      `needs credentials that were not supplied: ${placeholders.map((name) => `\${${name}}`).join(', ')}`,
+    );
+  }
+}
+
+const text = (value: string, isError = false): RawToolResult => ({
+  content: [{ type: 'text', text: value }],
+  isError,
+});
+
+/** Builtin tools: what the config declares is what the model sees; arguments are checked first. */
+export function builtinServer(config: BuiltinServerConfig, now: () => Date): LocalServer {
+  const tools = config.tools.map((declared) => {
+    const implementation = builtinTools[declared.name];
+    if (!implementation) throw new Error(`no builtin tool "${declared.name}"`);
+    return {
+      name: declared.name,
+      description: declared.description ?? implementation.description,
+      inputSchema: (declared.inputSchema ?? implementation.inputSchema) as Tool['inputSchema'],
+    };
+  });
+  return {
+    tools,
+    async call(name, args) {
+      const tool = tools.find((candidate) => candidate.name === name);
+      const implementation = builtinTools[name];
+      if (!tool || !implementation) return text(`unknown builtin tool "${name}"`, true);
+      const problem = checkArguments(args, tool.inputSchema as Record<string, unknown>);
+      if (problem) return text(`invalid arguments: ${problem}`, true);
+      try {
+        return text(implementation.run(args, { now }));
+      } catch (error) {
+        return text((error as Error).message, true);
+      }
+    },
+  };
+}
+
+/** An OpenAPI document's operations as tools, called over HTTP with undici. */
+export function openApiServer(
+  config: OpenApiServerConfig,
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+): LocalServer {
+  const operations = openApiOperations(config.spec, warn);
+  placeSecurity(config.spec, config.security); // every configured scheme must exist in the document
+  // Each operation sends only the credentials of the schemes it declares.
+  const placements = new Map(
+    operations.map((operation) => [
+      operation.name,
+      placeSecurity(config.spec, config.security, operation.security),
+    ]),
+  );
+  return {
+    tools: operations.map((operation) => ({
+      name: operation.name,
+      description: operation.description,
+      inputSchema: operation.inputSchema as Tool['inputSchema'],
+    })),
+    async call(name, args, context) {
+      const operation = operations.find((candidate) => candidate.name === name);
+      if (!operation) return text(`unknown operation "${name}"`, true);
+      const security = placements.get(name) as ReturnType<typeof placeSecurity>;
+      const headers = fillHeaders({ ...config.headers, ...security.headers }, context.tokens, env);
+      const query = fillHeaders(security.query, context.tokens, env);
+      const missing = [...headers.missing, ...query.missing];
+      if (missing.length > 0) throw new MissingCredentialsError(missing);
+      for (const [header, value] of Object.entries(headers.headers)) {
+        const basic = /^Basic \{\{base64:(.*)\}\}$/.exec(value);
+        if (basic) headers.headers[header] = `Basic ${Buffer.from(basic[1] ?? '').toString('base64')}`;
+      }
+      const result = await callOperation(operation, args, {
+        baseUrl: config.baseUrl,
+        headers: headers.headers,
+        query: query.headers,
+        timeoutMs: context.timeoutMs,
+        signal: context.signal,
+      });
+      return text(result.text, result.isError);
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatService } from '../src/chat/chat-service.js';
+import { parseMcpConfig } from '../src/config/mcp-config.js';
+import { McpClientManager } from '../src/mcp/client-manager.js';
+import { fixtures, recordingLogger } from './helpers.js';
+import { ScriptedProvider } from './scripted-provider.js';
+
+const secrets = {
+  SLACK_BOT_TOKEN: 'xoxb-slack-secret-111',
+  OPENAI_API_KEY: 'sk-openai-secret-222',
+  SERVICE_SECRET: 'service-secret-333',
+};
+const requestToken = 'per-user-token-444';
+const literalHeader = 'literal-header-secret-555';
+
+describe('no secret reaches a log line, an error or a tool result', () => {
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    // Everything here quotes the credentials it was sent, as careless backends do.
+    server = createServer((request, response) => {
+      const quoted = JSON.stringify(request.headers);
+      response.writeHead(request.url?.startsWith('/mcp') ? 401 : 500, { 'content-type': 'text/plain' });
+      response.end(`rejected ${quoted} ${request.url}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('through every error path', async () => {
+    const env = { ...secrets, PATH: process.env.PATH ?? '' };
+    const spec = {
+      openapi: '3.0.3',
+      paths: {
+        '/echo': {
+          get: {
+            operationId: 'echo',
+            parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }],
+            security: [{ key: [] }, { user: [] }],
+          },
+        },
+      },
+      components: {
+        securitySchemes: {
+          key: { type: 'apiKey', in: 'query', name: 'api_key' },
+          user: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    };
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: {
+          quoting: {
+            command: process.execPath,
+            args: [join(fixtures, 'echo-server.mjs'), '--crash-quoting-env', 'KEY'],
+            env: { KEY: '${SERVICE_SECRET}' },
+          },
+          remote: {
+            url: `${base}/mcp`,
+            headers: { Authorization: 'Bearer ${SLACK_BOT_TOKEN}', 'X-Literal': literalHeader },
+          },
+          api: {
+            type: 'openapi',
+            openapi_spec: spec,
+            openapi_base_url: `${base}/api`,
+            security: { key: '${OPENAI_API_KEY}', user: '${user_token}' },
+          },
+          echo: {
+            command: process.execPath,
+            args: [join(fixtures, 'echo-server.mjs')],
+            env: { SERVICE_SECRET: '${SERVICE_SECRET}' },
+          },
+        },
+      }),
+      join(fixtures, 'mcp_servers.json'),
+      env,
+    );
+    const logger = recordingLogger();
+    const manager = new McpClientManager({ env, logger, connectTimeoutMs: 5000 });
+    const thrown: string[] = [];
+    const outputs: string[] = [];
+    try {
+      await manager.connect(servers);
+      expect(manager.status().map((status) => [status.name, status.state])).toEqual([
+        ['quoting', 'failed'],
+        ['remote', 'failed'],
+        ['api', 'connected'],
+        ['echo', 'connected'],
+      ]);
+      const tokens = { user_token: requestToken };
+      outputs.push((await manager.callTool('mcp__api__echo', { q: requestToken }, { tokens })).text);
+      await manager.callTool('mcp__api__echo', {}).catch((error: Error) => thrown.push(error.message));
+      outputs.push(
+        (
+          await manager.callTool(
+            'mcp__echo__echo',
+            { message: `${secrets.OPENAI_API_KEY} and ${requestToken}` },
+            { tokens },
+          )
+        ).text,
+      );
+      await manager
+        .callTool('mcp__echo__never', {}, { timeoutMs: 200, tokens })
+        .catch((error: Error) => thrown.push(error.message));
+      await manager
+        .callTool('mcp__echo__crash', {}, { tokens })
+        .catch((error: Error) => thrown.push(error.message));
+      const provider = new ScriptedProvider([
+        { toolCalls: [{ id: 'x', name: 'mcp__api__echo', arguments: { q: secrets.SLACK_BOT_TOKEN } }] },
+        { text: 'done' },
+      ]);
+      const result = await new ChatService({
+        provider,
+        tools: manager,
+        logger: manager.redactor.wrap(logger),
+      }).respond({
+        history: [],
+        userMessage: 'go',
+        tokens,
+      });
+      outputs.push(
+        ...provider.calls.flatMap((call) => call.messages.map((message) => message.content)),
+        JSON.stringify(result.trace),
+      );
+    } finally {
+      await manager.close();
+    }
+    const everything = JSON.stringify({ log: logger.lines, thrown, outputs });
+    // The paths were really taken…
+    expect(everything).toContain('login refused for key [REDACTED]');
+    expect(everything).toContain('HTTP 401');
+    expect(everything).toContain('HTTP 500');
+    expect(everything).toContain('${user_token}');
+    expect(everything).toContain('did not answer within 200 ms');
+    // …and no secret value appears anywhere.
+    for (const secret of [...Object.values(secrets), requestToken, literalHeader]) {
+      expect(everything, `leaked ${secret}`).not.toContain(secret);
+    }
+  });
+});
