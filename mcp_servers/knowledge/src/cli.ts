@@ -1,0 +1,70 @@
+import { parseArgs } from 'node:util';
+
+/** What the command line asked for. */
+export type CliCommand =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'serve'; docs?: string; http?: { host: string; port: number } }
+  | { kind: 'usage-error'; message: string };
+
+export const usage = `Usage: mcp-server-knowledge [--docs DIR] [--http [--port 3001] [--host 127.0.0.1]]
+
+Serves search_knowledge and get_document over MCP, with kb://documents resources and prompts.
+
+Options:
+  --docs <dir>   folder of Markdown / text documents (default: KNOWLEDGE_DIR, else the bundled example corpus)
+  --http         serve Streamable HTTP at /mcp instead of stdio
+  --port <n>     HTTP port (default 3001; 0 picks a free port)
+  --host <name>  HTTP bind address (default 127.0.0.1)
+  --help, --version
+
+Environment:
+  KNOWLEDGE_DIR  folder of documents (when --docs is not given)
+  LOG_LEVEL      "info" (default) or "warn" (logs go to stderr)
+`;
+
+/** Parses argv (without node and the script); never throws. */
+export function parseCommandLine(argv: string[]): CliCommand {
+  let values: {
+    docs?: string;
+    http?: boolean;
+    port?: string;
+    host?: string;
+    help?: boolean;
+    version?: boolean;
+  };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        docs: { type: 'string' },
+        http: { type: 'boolean' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    }));
+  } catch (error) {
+    return { kind: 'usage-error', message: (error as Error).message };
+  }
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
+  if (!values.http && (values.port !== undefined || values.host !== undefined)) {
+    return { kind: 'usage-error', message: '--port and --host only apply with --http' };
+  }
+  const port = Number(values.port ?? '3001');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    return {
+      kind: 'usage-error',
+      message: `--port must be a whole number from 0 to 65535, got "${values.port}"`,
+    };
+  }
+  return {
+    kind: 'serve',
+    ...(values.docs ? { docs: values.docs } : {}),
+    ...(values.http ? { http: { host: values.host ?? '127.0.0.1', port } } : {}),
+  };
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from './log.js';
+
+/** Options of {@link serveHttp}. */
+export interface HttpOptions {
+  host: string;
+  port: number;
+  /** Extra Host header names accepted besides the loopback names and `host` (DNS-rebinding protection). */
+  allowedHosts?: string[];
+  logger: Logger;
+  /** Builds one MCP server per session. */
+  newServer: () => McpServer;
+}
+
+/** A running Streamable HTTP endpoint. */
+export interface HttpHandle {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const maxBodyBytes = 1024 * 1024;
+const loopbackNames = ['localhost', '127.0.0.1', '[::1]', '::1'];
+
+function hostnameOf(value: string): string {
+  try {
+    return new URL(value.includes('://') ? value : `http://${value}`).hostname;
+  } catch {
+    return '';
+  }
+}
+
+function sendJsonRpcError(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > maxBodyBytes) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Serves MCP over Streamable HTTP at `/mcp`, one session per client, with Host/Origin checks. */
+export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
+  const allowed = new Set([...loopbackNames, hostnameOf(options.host), ...(options.allowedHosts ?? [])]);
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const path = new URL(request.url ?? '/', 'http://placeholder').pathname;
+    if (path !== '/mcp') return sendJsonRpcError(response, 404, 'Not found: the MCP endpoint is /mcp');
+    // DNS-rebinding protection: a browser page on another name must not reach this server.
+    const host = hostnameOf(request.headers.host ?? '');
+    const origin = request.headers.origin;
+    if (!allowed.has(host) || (origin && !allowed.has(hostnameOf(origin)))) {
+      return sendJsonRpcError(response, 403, `Forbidden host or origin: ${host}`);
+    }
+    const sessionId = request.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (request.method !== 'POST') {
+      if (!existing) return sendJsonRpcError(response, 400, 'Bad request: unknown or missing session id');
+      return existing.handleRequest(request, response);
+    }
+    let body: unknown;
+    try {
+      body = await readJson(request);
+    } catch (error) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32700, message: `Parse error: ${String(error)}` },
+          id: null,
+        }),
+      );
+      return;
+    }
+    if (existing) return existing.handleRequest(request, response, body);
+    if (sessionId !== undefined || !isInitializeRequest(body)) {
+      return sendJsonRpcError(
+        response,
+        sessionId === undefined ? 400 : 404,
+        'Bad request: send initialize first, then the mcp-session-id you were given',
+      );
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, transport);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await options.newServer().connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+
+  const server = createHttpServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      options.logger.error('HTTP request failed', { error: String(error) });
+      if (!response.headersSent) sendJsonRpcError(response, 500, 'Internal server error');
+      else response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${hostForUrl}:${port}/mcp`,
+    server,
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((transport) => transport.close()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { parseCommandLine, usage } from './cli.js';
+import { serveHttp } from './http.js';
+import { KnowledgeBase } from './knowledge-base.js';
+import { stderrLogger } from './log.js';
+import { createServer } from './server.js';
+import { version } from './version.js';
+
+async function main(): Promise<void> {
+  const command = parseCommandLine(process.argv.slice(2));
+  if (command.kind === 'help') return void process.stdout.write(usage);
+  if (command.kind === 'version') return void process.stdout.write(`${version}\n`);
+  if (command.kind === 'usage-error') {
+    process.stderr.write(`mcp-server-knowledge: ${command.message}\n\n${usage}`);
+    process.exitCode = 2;
+    return;
+  }
+  const folder = resolve(
+    command.docs ?? process.env.KNOWLEDGE_DIR ?? fileURLToPath(new URL('../corpus', import.meta.url)),
+  );
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+    process.stderr.write(`mcp-server-knowledge: ${folder} is not a folder (set --docs or KNOWLEDGE_DIR)\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const logger = stderrLogger({
+    quiet: process.env.LOG_LEVEL === 'warn' || process.env.LOG_LEVEL === 'error',
+  });
+  const knowledge = new KnowledgeBase(folder, logger);
+  await knowledge.rebuild();
+  const servers = new Set<McpServer>();
+  const newServer = () => {
+    const server = createServer({ knowledge });
+    servers.add(server);
+    return server;
+  };
+  // A changed folder: rebuild, then tell every connected client its resource list changed.
+  knowledge.watch(() => {
+    for (const server of servers) if (server.isConnected()) server.sendResourceListChanged();
+  });
+
+  let shutDown: () => Promise<void>;
+  if (command.http) {
+    const http = await serveHttp({ ...command.http, logger, newServer });
+    logger.info('listening', { url: http.url, folder });
+    shutDown = () => http.close();
+  } else {
+    const server = newServer();
+    await server.connect(new StdioServerTransport());
+    logger.info('serving on stdio', { version, folder });
+    shutDown = () => server.close();
+    process.stdin.once('end', () => void stop());
+  }
+  let stopping = false;
+  async function stop(): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    knowledge.close();
+    await Promise.race([
+      shutDown(),
+      new Promise((resolvePromise) => setTimeout(resolvePromise, 2000).unref()),
+    ]);
+    process.exit(0);
+  }
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`mcp-server-knowledge: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
