@@ -1,19 +1,85 @@
 import type { McpClientManager, Message } from '@ai-assistant/host-core';
 
-/** What a slash command did. */
-export type CommandOutcome = { output: string; history?: Message[]; exit?: boolean } | undefined;
+/** What a slash command did; `ask` sends a prompt's messages as the next turn. */
+export type CommandOutcome =
+  | { output: string; history?: Message[]; exit?: boolean; ask?: { history: Message[]; userMessage: string } }
+  | undefined;
 
 export const helpText = `Commands:
   /tools     list the tools the model can use, by server
   /servers   show each MCP server and its status
+  /resources list the resources servers offer
+  /read <server> <uri>                read one resource
+  /prompts   list the prompts servers offer
+  /prompt <server> <name> key=value…  fill a prompt and send it as the next question
   /reset     forget the conversation so far
   /help      show this help
   /exit      quit (Ctrl-C or Ctrl-D work too)`;
 
+/** Splits `key=value key2="two words"` into an object. */
+export function parseArguments(words: string): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const match of words.matchAll(/(\w+)=("([^"]*)"|(\S+))/g))
+    args[match[1] as string] = match[3] ?? match[4] ?? '';
+  return args;
+}
+
 /** Runs a slash command; undefined when the line is not one. */
-export function runCommand(line: string, mcp: McpClientManager | undefined): CommandOutcome {
-  const command = line.trim().split(/\s+/)[0]?.toLowerCase();
-  switch (command) {
+export async function runCommand(line: string, mcp: McpClientManager | undefined): Promise<CommandOutcome> {
+  const [command = '', ...rest] = line.trim().split(/\s+/);
+  switch (command.toLowerCase()) {
+    case '/resources': {
+      if (!mcp) return { output: 'MCP is off: no resources.' };
+      const resources = mcp
+        .listResources()
+        .map((resource) => `  ${resource.server}  ${resource.uri}  ${resource.name}`);
+      const templates = mcp
+        .listResourceTemplates()
+        .map((template) => `  ${template.server}  ${template.uriTemplate}  (template) ${template.name}`);
+      const lines = [...resources, ...templates];
+      return { output: lines.length > 0 ? lines.join('\n') : 'No server offers resources.' };
+    }
+    case '/read': {
+      const [server, uri] = rest;
+      if (!mcp || !server || !uri) return { output: 'Usage: /read <server> <uri>   (see /resources)' };
+      try {
+        return { output: (await mcp.readResource(server, uri)).text };
+      } catch (error) {
+        return { output: `Cannot read ${uri}: ${(error as Error).message}` };
+      }
+    }
+    case '/prompts': {
+      if (!mcp) return { output: 'MCP is off: no prompts.' };
+      const lines = mcp.listPrompts().map((prompt) => {
+        const args = prompt.arguments
+          .map((argument) => `${argument.name}=${argument.required ? '…' : '[…]'}`)
+          .join(' ');
+        return `  ${prompt.server} ${prompt.name} ${args}${prompt.description ? `  — ${prompt.description}` : ''}`;
+      });
+      return { output: lines.length > 0 ? lines.join('\n') : 'No server offers prompts.' };
+    }
+    case '/prompt': {
+      const [server, name] = rest;
+      if (!mcp || !server || !name)
+        return { output: 'Usage: /prompt <server> <name> key=value…   (see /prompts)' };
+      try {
+        const filled = await mcp.getPrompt(server, name, parseArguments(rest.slice(2).join(' ')));
+        const messages: Message[] = filled.messages.map((message) => ({
+          role: message.role,
+          content: message.content,
+        }));
+        const last = messages.findLastIndex((message) => message.role === 'user');
+        if (last === -1) return { output: `Prompt ${name} has no user message to send.` };
+        return {
+          output: `(prompt ${server}/${name} sent)`,
+          ask: { history: messages.slice(0, last), userMessage: (messages[last] as Message).content },
+        };
+      } catch (error) {
+        return { output: `Cannot use prompt ${name}: ${(error as Error).message}` };
+      }
+    }
+  }
+  switch (command.toLowerCase()) {
     case '/help':
       return { output: helpText };
     case '/exit':

@@ -106,20 +106,23 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     terminal.prompt();
     // The line iterator buffers what is typed (or piped) while an answer is being written.
     for await (const line of terminal) {
-      const command = line.trim() ? runCommand(line, mcp) : { output: '' };
+      const command = line.trim() ? await runCommand(line, mcp) : { output: '' };
+      let turn = { history, userMessage: line };
       if (command) {
         if (command.output) write(`${command.output}\n`);
         if (command.history) history = command.history;
         if (command.exit) break;
-        terminal.prompt();
-        continue;
+        if (!command.ask) {
+          terminal.prompt();
+          continue;
+        }
+        turn = { history: [...history, ...command.ask.history], userMessage: command.ask.userMessage };
       }
       current = new AbortController();
       try {
         let streamed = false;
         const result = await chat.respond({
-          history,
-          userMessage: line,
+          ...turn,
           signal: current.signal,
           streamText: true,
           onEvent: (event) => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,5 +88,36 @@ describe.skipIf(!jmaFixturesDir)(`terminal chat with the real weather server${sk
     expect(result.stdout).toContain('mcp__weather__get_weather');
     expect(result.stdout).toContain('伊豆諸島南部');
     expect(result.stdout).toContain('The conversation was reset.');
+  });
+
+  it('resources and prompts: /resources, /read, /prompts, /prompt sends the prompt as the next question', async () => {
+    const docs = mkdtempSync(resolve(tmpdir(), 'chat-docs-'));
+    writeFileSync(
+      resolve(docs, 'deploy.md'),
+      '# Deploy process\n\n## Rollback\nRevert the release tag, then redeploy.\n',
+    );
+    const configPath = resolve(docs, '..', `${docs.split('/').pop()}-servers.json`);
+    const knowledgeEntry = resolve(import.meta.dirname, '../../../mcp_servers/knowledge/dist/index.js');
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        mcpServers: { kb: { command: process.execPath, args: [knowledgeEntry, '--docs', docs] } },
+      }),
+    );
+    try {
+      const input =
+        '/resources\n/read kb kb://documents/deploy.md\n/prompts\n/prompt kb answer_with_context question="how to roll back"\n/exit\n';
+      const result = await run([], { ...env, MCP_SERVERS_CONFIG: configPath }, input);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('kb  kb://documents/deploy.md  Deploy process');
+      expect(result.stdout).toContain('Revert the release tag, then redeploy.');
+      expect(result.stdout).toContain('kb answer_with_context question=…');
+      expect(result.stdout).toContain('(prompt kb/answer_with_context sent)');
+      // The fake model echoes the question it got: the filled prompt, passages included.
+      expect(result.stdout).toContain('ツールなしで答えます: Answer the question using only these passages');
+    } finally {
+      rmSync(docs, { recursive: true, force: true });
+      rmSync(configPath, { force: true });
+    }
   });
 });

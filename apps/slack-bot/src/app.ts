@@ -1,8 +1,9 @@
 import type { ChatService, Logger, McpClientManager } from '@ai-assistant/host-core';
 import { App, type Logger as BoltLogger, LogLevel } from '@slack/bolt';
 import type { BotConfig } from './config.js';
+import { register as registerCommands } from './listeners/commands/assistant.js';
 import { register } from './listeners/events/index.js';
-import { answerInThread } from './slack/answer.js';
+import { answerInThread, type Question } from './slack/answer.js';
 import { EventDeduper } from './slack/event-deduper.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { WorkQueue } from './slack/work-queue.js';
@@ -76,22 +77,24 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
   });
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };
+  const answer = (question: Question) =>
+    answerInThread(question, {
+      client: app.client,
+      chat,
+      bot,
+      logger,
+      historyLimit: config.historyLimit,
+      streaming: config.streaming,
+    });
   register(app, {
     bot: () => bot,
     deduper: new EventDeduper(),
     queue,
     followUps: config.followUps,
     logger,
-    answer: (question) =>
-      answerInThread(question, {
-        client: app.client,
-        chat,
-        bot,
-        logger,
-        historyLimit: config.historyLimit,
-        streaming: config.streaming,
-      }),
+    answer,
   });
+  registerCommands(app, { mcp, queue, answer, logger });
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');
   });

@@ -32,6 +32,10 @@ export interface FakeSlack {
     event: Record<string, unknown>,
     options?: { eventId?: string; retryAttempt?: number },
   ): Promise<string>;
+  /** Delivers a `/assistant` slash command over Socket Mode. */
+  command(text: string, options?: { channel?: string; user?: string }): Promise<string>;
+  /** What the app posted to slash commands' response_url. */
+  responses: Array<Record<string, unknown>>;
   /** The thread's messages as stored. */
   thread(channel: string, threadTs: string): StoredMessage[];
   callsOf(method: string): ApiCall[];
@@ -65,6 +69,7 @@ async function readBody(request: IncomingMessage): Promise<Record<string, unknow
 
 export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: ApiCall[] = [];
+  const responses: Array<Record<string, unknown>> = [];
   const acks: string[] = [];
   const channels = new Map<string, StoredMessage[]>();
   const failures: Array<[string, string]> = [];
@@ -141,8 +146,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
 
   const server: Server = createServer((request, response) => {
     void (async () => {
-      const method = (request.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
       const args = await readBody(request);
+      if (request.url?.startsWith('/response/')) {
+        responses.push(args);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{"ok":true}');
+        return;
+      }
+      const method = (request.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
       const authorization = request.headers.authorization;
       calls.push({
         method,
@@ -176,6 +187,20 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   let envelopeCount = 0;
+  const send = async (type: string, payload: Record<string, unknown>, retryAttempt = 0) => {
+    await connected();
+    const envelopeId = `envelope-${++envelopeCount}`;
+    const envelope = {
+      envelope_id: envelopeId,
+      type,
+      accepts_response_payload: type !== 'events_api',
+      retry_attempt: retryAttempt,
+      retry_reason: retryAttempt ? 'timeout' : '',
+      payload,
+    };
+    for (const socket of sockets) socket.send(JSON.stringify(envelope));
+    return envelopeId;
+  };
 
   const connected = () =>
     sockets.size > 0 ? Promise.resolve() : new Promise<void>((resolve) => onConnected.push(resolve));
@@ -194,17 +219,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       });
       return ts;
     },
-    async push(event, options = {}) {
-      await connected();
-      const envelopeId = `envelope-${++envelopeCount}`;
-      const eventId = options.eventId ?? `Ev${envelopeCount}`;
-      const envelope = {
-        envelope_id: envelopeId,
-        type: 'events_api',
-        accepts_response_payload: false,
-        retry_attempt: options.retryAttempt ?? 0,
-        retry_reason: options.retryAttempt ? 'timeout' : '',
-        payload: {
+    push(event, options = {}) {
+      const eventId = options.eventId ?? `Ev${envelopeCount + 1}`;
+      return send(
+        'events_api',
+        {
           token: 'verification',
           team_id: 'T0001',
           api_app_id: 'A0001',
@@ -213,10 +232,23 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           event_time: 1,
           event,
         },
-      };
-      for (const socket of sockets) socket.send(JSON.stringify(envelope));
-      return envelopeId;
+        options.retryAttempt ?? 0,
+      );
     },
+    command(text, options = {}) {
+      return send('slash_commands', {
+        token: 'verification',
+        team_id: 'T0001',
+        api_app_id: 'A0001',
+        channel_id: options.channel ?? 'C0CMD',
+        user_id: options.user ?? 'UHUMAN01',
+        command: '/assistant',
+        text,
+        response_url: `http://127.0.0.1:${port}/response/${envelopeCount + 1}`,
+        trigger_id: 'trigger',
+      });
+    },
+    responses,
     thread: (channel, threadTs) =>
       messages(channel).filter((message) => message.ts === threadTs || message.thread_ts === threadTs),
     callsOf: (method) => calls.filter((call) => call.method === method),

@@ -42,7 +42,10 @@ export function freePort(): Promise<number> {
 }
 
 /** Writes an mcp_servers.json running the real weather server against the fake JMA. */
-export function writeMcpConfig(jmaBaseUrl: string): { path: string; remove(): void } {
+export function writeMcpConfig(
+  jmaBaseUrl: string,
+  extra: Record<string, unknown> = {},
+): { path: string; remove(): void } {
   const folder = mkdtempSync(join(tmpdir(), 'bot-config-'));
   const path = join(folder, 'mcp_servers.json');
   writeFileSync(
@@ -54,6 +57,7 @@ export function writeMcpConfig(jmaBaseUrl: string): { path: string; remove(): vo
           args: [weatherEntry],
           env: { JMA_BASE_URL: jmaBaseUrl, MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00' },
         },
+        ...extra,
       },
     }),
   );
@@ -74,7 +78,7 @@ export interface Harness {
 
 /** Starts fakes, the real weather server (unless MCP is off) and the Slack app. */
 export async function startHarness(
-  options: { mcpEnabled?: boolean; env?: Record<string, string> } = {},
+  options: { mcpEnabled?: boolean; env?: Record<string, string>; servers?: Record<string, unknown> } = {},
 ): Promise<Harness> {
   const [slack, llm, jma] = await Promise.all([
     startFakeSlack(),
@@ -82,7 +86,7 @@ export async function startHarness(
     startFakeJma({ fixturesDir: jmaFixturesDir as string }),
   ]);
   llm.respondWith(weatherModel);
-  const config = writeMcpConfig(jma.baseUrl);
+  const config = writeMcpConfig(jma.baseUrl, options.servers);
   const logger = memoryLogger();
   const mcp = await startMcpFromEnvironment({
     env: { MCP_ENABLED: options.mcpEnabled === false ? 'false' : 'true', MCP_SERVERS_CONFIG: config.path },

@@ -140,6 +140,9 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
         resources: knowledge.list().map((document) => ({
           uri: `kb://documents/${document.id}`,
           name: document.title,
+          // Each document's own title and path, not the template's generic ones.
+          title: document.title,
+          description: document.path,
           mimeType: document.path.endsWith('.txt') ? 'text/plain' : 'text/markdown',
           size: document.size,
         })),

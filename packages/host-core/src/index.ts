@@ -28,8 +28,13 @@ export { type Logger, silentLogger } from './logger.js';
 export {
   type AutoContextTool,
   type CallToolOptions,
+  type FilledPrompt,
+  hostToolNames,
   McpClientManager,
   type McpClientManagerOptions,
+  type PromptEntry,
+  type ResourceEntry,
+  type ResourceTemplateEntry,
   type ServerState,
   type ServerStatus,
   type ToolCallOutcome,

@@ -112,3 +112,6 @@ export function weatherServer(jmaBaseUrl: string, extra: Partial<StdioServerConf
     env: { JMA_BASE_URL: jmaBaseUrl, MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00', ...extra.env },
   });
 }
+
+/** The built knowledge server of this repository. */
+export const knowledgeEntry = join(repositoryRoot, 'mcp_servers', 'knowledge', 'dist', 'index.js');

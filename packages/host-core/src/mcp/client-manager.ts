@@ -3,7 +3,14 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
@@ -66,6 +73,43 @@ export interface ToolCallOutcome {
   tool: string;
 }
 
+/** A resource some server offers. */
+export interface ResourceEntry {
+  server: string;
+  uri: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** A resource template some server offers. */
+export interface ResourceTemplateEntry {
+  server: string;
+  uriTemplate: string;
+  name: string;
+  description?: string;
+}
+
+/** A prompt some server offers. */
+export interface PromptEntry {
+  server: string;
+  name: string;
+  description?: string;
+  arguments: Array<{ name: string; description?: string; required?: boolean }>;
+}
+
+/** A prompt filled in by its server, as plain messages. */
+export interface FilledPrompt {
+  description?: string;
+  messages: Array<{ role: 'user' | 'assistant'; content: string }>;
+}
+
+/** Names of the host's own resource tools, offered when some server has resources. */
+export const hostToolNames = {
+  listResources: 'host__list_resources',
+  readResource: 'host__read_resource',
+} as const;
+
 /** A tool to call with the user's message before the first model call. */
 export interface AutoContextTool {
   server: string;
@@ -86,10 +130,36 @@ interface Connection {
   /** Descendants of a stdio server seen so far, so a wrapper's grandchildren are stopped too. */
   descendants: Set<number>;
   tools: Tool[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  prompts: Prompt[];
   stderrTail: string[];
 }
 
 const closeBudgetMs = 5000;
+
+// Offered only when some connected server has resources.
+const hostTools: ToolDefinition[] = [
+  {
+    name: hostToolNames.listResources,
+    description:
+      'Lists the resources (documents, files, records) the connected servers offer, with their server and URI.',
+    inputSchema: {
+      type: 'object',
+      properties: { server: { type: 'string', description: 'Only this server (optional)' } },
+    },
+  },
+  {
+    name: hostToolNames.readResource,
+    description:
+      'Reads one resource by server and URI (from list_resources, or a URI filled in from a template).',
+    inputSchema: {
+      type: 'object',
+      properties: { server: { type: 'string' }, uri: { type: 'string' } },
+      required: ['server', 'uri'],
+    },
+  },
+];
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -149,6 +219,9 @@ export class McpClientManager {
           state: config.disabled ? 'disabled' : 'connecting',
           descendants: new Set(),
           tools: [],
+          resources: [],
+          resourceTemplates: [],
+          prompts: [],
           stderrTail: [],
         };
         this.connections.set(config.name, connection);
@@ -175,15 +248,180 @@ export class McpClientManager {
 
   /** Every tool of every connected server, named for the model and filtered by `allowed_tools`. */
   listTools(): ToolDefinition[] {
-    return [...this.toolIndex.entries()].map(([name, { tool }]) => ({
+    const tools = [...this.toolIndex.entries()].map(([name, { tool }]) => ({
       name,
       description: tool.description ?? tool.title ?? tool.name,
       inputSchema: tool.inputSchema as JsonSchema,
     }));
+    return this.hasResources() ? [...tools, ...hostTools] : tools;
+  }
+
+  /** Every resource of every connected server. */
+  listResources(): ResourceEntry[] {
+    return this.connected().flatMap((connection) =>
+      connection.resources.map((resource) => ({
+        server: connection.config.name,
+        uri: resource.uri,
+        name: resource.title ?? resource.name,
+        ...(resource.description ? { description: resource.description } : {}),
+        ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
+      })),
+    );
+  }
+
+  /** Every resource template of every connected server. */
+  listResourceTemplates(): ResourceTemplateEntry[] {
+    return this.connected().flatMap((connection) =>
+      connection.resourceTemplates.map((template) => ({
+        server: connection.config.name,
+        uriTemplate: template.uriTemplate,
+        name: template.title ?? template.name,
+        ...(template.description ? { description: template.description } : {}),
+      })),
+    );
+  }
+
+  /** Every prompt of every connected server. */
+  listPrompts(): PromptEntry[] {
+    return this.connected().flatMap((connection) =>
+      connection.prompts.map((prompt) => ({
+        server: connection.config.name,
+        name: prompt.name,
+        ...(prompt.description ? { description: prompt.description } : {}),
+        arguments: (prompt.arguments ?? []).map((argument) => ({
+          name: argument.name,
+          ...(argument.description ? { description: argument.description } : {}),
+          ...(argument.required ? { required: true } : {}),
+        })),
+      })),
+    );
+  }
+
+  /** Reads a resource of a server as text (blobs described), with the same timeouts and errors as tools. */
+  async readResource(server: string, uri: string, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
+    const { client, timeoutMs } = this.serverClient(server, `read_resource ${uri}`);
+    const result = await this.guard(`read_resource ${uri}`, server, options, timeoutMs ?? 0, () =>
+      client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs ?? timeoutMs }),
+    );
+    const text = result.contents
+      .map((content) =>
+        'text' in content && typeof content.text === 'string'
+          ? content.text
+          : `[${content.mimeType ?? 'binary'} resource ${content.uri}, ${Math.floor((String((content as { blob?: string }).blob ?? '').length * 3) / 4)} bytes]`,
+      )
+      .join('\n');
+    const formatted = formatToolResult({ content: [{ type: 'text', text }] }, this.resultBudget);
+    return { text: this.redactor.redact(formatted.text), isError: false, server, tool: 'read_resource' };
+  }
+
+  /** Fills a server's prompt and returns its messages as plain text. */
+  async getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string> = {},
+    options: CallToolOptions = {},
+  ): Promise<FilledPrompt> {
+    const { client, timeoutMs } = this.serverClient(server, `prompt ${name}`);
+    const result = await this.guard(`prompt ${name}`, server, options, timeoutMs ?? 0, () =>
+      client.getPrompt(
+        { name, arguments: args },
+        { signal: options.signal, timeout: options.timeoutMs ?? timeoutMs },
+      ),
+    );
+    return {
+      ...(result.description ? { description: result.description } : {}),
+      messages: result.messages.map((message) => ({
+        role: message.role,
+        content: formatToolResult({ content: [message.content] }, this.resultBudget).text,
+      })),
+    };
+  }
+
+  private hasResources(): boolean {
+    return this.connected().some(
+      (connection) => connection.resources.length > 0 || connection.resourceTemplates.length > 0,
+    );
+  }
+
+  private serverClient(server: string, what: string): { client: Client; timeoutMs: number } {
+    const connection = this.connections.get(server);
+    if (!connection) throw new McpToolNotFoundError(`${server}: ${what}`);
+    if (connection.state !== 'connected' || !connection.client) {
+      throw new McpToolExecutionError(
+        what,
+        server,
+        `the server is not connected (${connection.reason ?? connection.state})`,
+      );
+    }
+    return { client: connection.client, timeoutMs: connection.config.timeoutMs };
+  }
+
+  private async guard<T>(
+    what: string,
+    server: string,
+    options: CallToolOptions,
+    timeoutMs: number,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (options.signal?.aborted) throw new McpToolCancelledError(what);
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new McpToolTimeoutError(what, server, options.timeoutMs ?? timeoutMs, { cause: error });
+      }
+      throw new McpToolExecutionError(what, server, this.redactor.redact(describeError(error)), {
+        cause: error,
+      });
+    }
+  }
+
+  private async callHostTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+  ): Promise<ToolCallOutcome> {
+    if (name === hostToolNames.listResources) {
+      const wanted = typeof args.server === 'string' ? args.server : undefined;
+      const resources = this.listResources().filter((resource) => !wanted || resource.server === wanted);
+      const templates = this.listResourceTemplates().filter(
+        (template) => !wanted || template.server === wanted,
+      );
+      const lines = [
+        ...resources.map(
+          (resource) =>
+            `- server: ${resource.server} | uri: ${resource.uri} | ${resource.name}${resource.description ? ` — ${resource.description}` : ''}`,
+        ),
+        ...templates.map(
+          (template) =>
+            `- server: ${template.server} | template: ${template.uriTemplate} | ${template.name}${template.description ? ` — ${template.description}` : ''}`,
+        ),
+      ];
+      const text = lines.length > 0 ? lines.join('\n') : 'No resources are available.';
+      return {
+        text: formatToolResult({ content: [{ type: 'text', text }] }, this.resultBudget).text,
+        isError: false,
+        server: 'host',
+        tool: 'list_resources',
+      };
+    }
+    const server = typeof args.server === 'string' ? args.server : '';
+    const uri = typeof args.uri === 'string' ? args.uri : '';
+    if (!server || !uri) {
+      return {
+        text: 'read_resource needs "server" and "uri" (see list_resources)',
+        isError: true,
+        server: 'host',
+        tool: 'read_resource',
+      };
+    }
+    return this.readResource(server, uri, options);
   }
 
   /** The server and original tool name behind a model-facing name. */
   resolveTool(name: string): { server: string; tool: string } | undefined {
+    if (name === hostToolNames.listResources) return { server: 'host', tool: 'list_resources' };
+    if (name === hostToolNames.readResource) return { server: 'host', tool: 'read_resource' };
     const entry = this.toolIndex.get(name);
     return entry ? { server: entry.connection.config.name, tool: entry.tool.name } : undefined;
   }
@@ -199,6 +437,12 @@ export class McpClientManager {
     args: Record<string, unknown>,
     options: CallToolOptions = {},
   ): Promise<ToolCallOutcome> {
+    if (
+      (name === hostToolNames.listResources || name === hostToolNames.readResource) &&
+      this.hasResources()
+    ) {
+      return this.callHostTool(name, args, options);
+    }
     const entry = this.toolIndex.get(name);
     if (!entry) throw new McpToolNotFoundError(name);
     const { connection, tool } = entry;
@@ -429,6 +673,26 @@ export class McpClientManager {
               this.logger.info({ server: name, tools: tools.length }, 'MCP server tools changed');
             },
           },
+          resources: {
+            onChanged: (error, resources) => {
+              if (error || !resources) return;
+              connection.resources = resources;
+              void this.listAll(client, 'templates').then(
+                (templates) => {
+                  connection.resourceTemplates = templates as ResourceTemplate[];
+                },
+                () => undefined,
+              );
+              this.logger.info({ server: name, resources: resources.length }, 'MCP server resources changed');
+            },
+          },
+          prompts: {
+            onChanged: (error, prompts) => {
+              if (error || !prompts) return;
+              connection.prompts = prompts;
+              this.logger.info({ server: name, prompts: prompts.length }, 'MCP server prompts changed');
+            },
+          },
         },
       });
       const transport = this.createTransport(connection);
@@ -441,7 +705,10 @@ export class McpClientManager {
         (async () => {
           await client.connect(transport);
           if (transport instanceof StdioClientTransport && transport.pid) connection.pid = transport.pid;
-          connection.tools = await this.listAllTools(client);
+          connection.tools = (await this.listAll(client, 'tools')) as Tool[];
+          connection.resources = (await this.listAll(client, 'resources')) as Resource[];
+          connection.resourceTemplates = (await this.listAll(client, 'templates')) as ResourceTemplate[];
+          connection.prompts = (await this.listAll(client, 'prompts')) as Prompt[];
         })(),
         this.connectTimeoutMs,
         `no answer to initialize/tools/list within ${this.connectTimeoutMs} ms`,
@@ -482,17 +749,44 @@ export class McpClientManager {
     }
   }
 
-  private async listAllTools(client: Client): Promise<Tool[]> {
-    if (!client.getServerCapabilities()?.tools) return [];
-    const tools: Tool[] = [];
+  /** Every page of a server's tools, resources, resource templates or prompts (none if not offered). */
+  private async listAll(
+    client: Client,
+    kind: 'tools' | 'resources' | 'templates' | 'prompts',
+  ): Promise<unknown[]> {
+    const capabilities = client.getServerCapabilities();
+    const offered =
+      kind === 'tools'
+        ? capabilities?.tools
+        : kind === 'prompts'
+          ? capabilities?.prompts
+          : capabilities?.resources;
+    if (!offered) return [];
+    const items: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 100; page++) {
-      const result = await client.listTools(cursor ? { cursor } : undefined);
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
+      const parameters = cursor ? { cursor } : undefined;
+      const result =
+        kind === 'tools'
+          ? await client
+              .listTools(parameters)
+              .then((response) => ({ items: response.tools, next: response.nextCursor }))
+          : kind === 'resources'
+            ? await client
+                .listResources(parameters)
+                .then((response) => ({ items: response.resources, next: response.nextCursor }))
+            : kind === 'templates'
+              ? await client
+                  .listResourceTemplates(parameters)
+                  .then((response) => ({ items: response.resourceTemplates, next: response.nextCursor }))
+              : await client
+                  .listPrompts(parameters)
+                  .then((response) => ({ items: response.prompts, next: response.nextCursor }));
+      items.push(...result.items);
+      cursor = result.next;
       if (!cursor) break;
     }
-    return tools;
+    return items;
   }
 
   private async shutDown(connection: Connection, reason: string): Promise<void> {

@@ -1,0 +1,101 @@
+import type { Logger, McpClientManager } from '@ai-assistant/host-core';
+import type { App } from '@slack/bolt';
+import type { Question } from '../../slack/answer.js';
+import type { WorkQueue } from '../../slack/work-queue.js';
+
+/** What the /assistant command needs. */
+export interface AssistantCommandDependencies {
+  mcp: McpClientManager | undefined;
+  queue: WorkQueue;
+  answer: (question: Question) => Promise<void>;
+  logger: Logger;
+}
+
+export const commandUsage = [
+  '`/assistant prompts` — list the prompts the MCP servers offer',
+  '`/assistant prompt <name> key=value …` — fill a prompt and answer it in a new thread (use `server/name` when two servers share a name)',
+].join('\n');
+
+/** Splits `key=value key2="two words"` into an object. */
+export function parsePromptArguments(words: string): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const match of words.matchAll(/(\w+)=(?:"([^"]*)"|“([^”]*)”|(\S+))/g))
+    args[match[1] as string] = match[2] ?? match[3] ?? match[4] ?? '';
+  return args;
+}
+
+interface SlashCommand {
+  text: string;
+  channel_id: string;
+  user_id: string;
+}
+
+type Respond = (message: { response_type: 'ephemeral'; text: string }) => Promise<unknown>;
+
+/** Handles `/assistant …`: lists prompts, or fills one and answers it in a new thread of the channel. */
+export function onAssistantCommand(dependencies: AssistantCommandDependencies, client: App['client']) {
+  return async ({
+    command,
+    ack,
+    respond,
+  }: {
+    command: SlashCommand;
+    ack: () => Promise<void>;
+    respond: Respond;
+  }) => {
+    await ack();
+    const say = (text: string) => respond({ response_type: 'ephemeral', text });
+    const [subcommand = '', wanted = '', ...rest] = command.text.trim().split(/\s+/);
+    const prompts = dependencies.mcp?.listPrompts() ?? [];
+    if (subcommand === 'prompts') {
+      if (prompts.length === 0) return void (await say('No MCP server offers prompts (or MCP is off).'));
+      const lines = prompts.map((prompt) => {
+        const args = prompt.arguments
+          .map((argument) => `${argument.name}=${argument.required ? '…' : '[…]'}`)
+          .join(' ');
+        return `• \`${prompt.server}/${prompt.name}\` ${args}${prompt.description ? ` — ${prompt.description}` : ''}`;
+      });
+      return void (await say(lines.join('\n')));
+    }
+    if (subcommand !== 'prompt' || !wanted || !dependencies.mcp) return void (await say(commandUsage));
+    const [server, name] = wanted.includes('/')
+      ? (wanted.split('/', 2) as [string, string])
+      : [undefined, wanted];
+    const candidates = prompts.filter(
+      (prompt) => prompt.name === name && (!server || prompt.server === server),
+    );
+    if (candidates.length !== 1) {
+      return void (await say(
+        candidates.length === 0
+          ? `No prompt named \`${wanted}\`. Try \`/assistant prompts\`.`
+          : `Several servers offer \`${name}\`: use \`server/${name}\`.`,
+      ));
+    }
+    const chosen = candidates[0] as (typeof candidates)[number];
+    try {
+      const filled = await dependencies.mcp.getPrompt(
+        chosen.server,
+        chosen.name,
+        parsePromptArguments(rest.join(' ')),
+      );
+      const question = filled.messages.filter((message) => message.role === 'user').at(-1)?.content;
+      if (!question) return void (await say(`Prompt \`${chosen.name}\` has no question to answer.`));
+      const posted = await client.chat.postMessage({
+        channel: command.channel_id,
+        text: `🧩 <@${command.user_id}> ran the prompt \`${chosen.server}/${chosen.name}\``,
+      });
+      const ts = posted.ts as string;
+      dependencies.queue.push(`${command.channel_id}:${ts}`, () =>
+        dependencies.answer({ channel: command.channel_id, threadTs: ts, messageTs: ts, text: question }),
+      );
+    } catch (error) {
+      dependencies.logger.warn({ prompt: chosen.name, error }, 'prompt failed');
+      await say(`The prompt \`${chosen.name}\` could not be filled: ${(error as Error).message}`);
+    }
+  };
+}
+
+/** Registers `/assistant`. */
+export function register(app: App, dependencies: AssistantCommandDependencies): void {
+  app.command('/assistant', onAssistantCommand(dependencies, app.client) as never);
+}

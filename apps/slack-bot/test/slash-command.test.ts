@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePromptArguments } from '../src/listeners/commands/assistant.js';
+import { botUserId } from './fake-slack.js';
+import { type Harness, jmaFixturesDir, startHarness, waitFor } from './harness.js';
+
+const knowledgeEntry = resolve(import.meta.dirname, '../../../mcp_servers/knowledge/dist/index.js');
+const skip = jmaFixturesDir ? '' : ' (skipped: recorded JMA data not found at ../shared/fixtures/jma)';
+
+describe.skipIf(!jmaFixturesDir)(`/assistant slash command${skip}`, () => {
+  let harness: Harness;
+  let docs: string;
+  beforeAll(async () => {
+    docs = mkdtempSync(join(tmpdir(), 'slack-kb-'));
+    writeFileSync(
+      join(docs, 'deploy.md'),
+      '# Deploy process\n\n## Rollback\nRevert the release tag, then redeploy.\n',
+    );
+    harness = await startHarness({
+      servers: { kb: { command: process.execPath, args: [knowledgeEntry, '--docs', docs] } },
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await harness?.close();
+    rmSync(docs, { recursive: true, force: true });
+  });
+
+  it('/assistant prompts lists the servers’ prompts privately', async () => {
+    await harness.slack.command('prompts');
+    const [reply] = await waitFor(() => harness.slack.responses.length > 0 && harness.slack.responses);
+    expect(reply).toMatchObject({ response_type: 'ephemeral' });
+    expect(String(reply?.text)).toContain('`kb/answer_with_context` question=…');
+    expect(String(reply?.text)).toContain('`kb/summarize_document` id=…');
+  });
+
+  it('/assistant prompt fills the prompt and answers it in a new thread', async () => {
+    await harness.slack.command('prompt answer_with_context question="how do we roll back"', {
+      channel: 'C0CMD',
+    });
+    const header = await waitFor(() =>
+      harness.slack
+        .callsOf('chat.postMessage')
+        .find((call) => String(call.args.text).includes('ran the prompt')),
+    );
+    expect(header.args).toMatchObject({
+      channel: 'C0CMD',
+      text: '🧩 <@UHUMAN01> ran the prompt `kb/answer_with_context`',
+    });
+    // The filled prompt (passages included) is answered in the thread under that message.
+    const answer = await waitFor(() =>
+      harness.slack
+        .callsOf('chat.update')
+        .find(
+          (call) => call.args.channel === 'C0CMD' && String(call.args.text).includes('ツールなしで答えます'),
+        ),
+    );
+    expect(String(answer.args.text)).toContain('Revert the release tag');
+    const placeholder = harness.slack
+      .callsOf('chat.postMessage')
+      .find((call) => call.args.channel === 'C0CMD' && call.args.thread_ts);
+    expect(placeholder?.args.text).toBe('💭 考えています…');
+    expect(botUserId).toBe('UBOT0001');
+  });
+
+  it('unknown prompts and bad usage get a private hint', async () => {
+    const before = harness.slack.responses.length;
+    await harness.slack.command('prompt nope');
+    await harness.slack.command('dance');
+    const replies = await waitFor(
+      () => harness.slack.responses.length >= before + 2 && harness.slack.responses.slice(before),
+    );
+    expect(String(replies[0]?.text)).toContain('No prompt named `nope`');
+    expect(String(replies[1]?.text)).toContain('/assistant prompts');
+  });
+
+  it('parses key=value arguments with quotes', () => {
+    expect(parsePromptArguments('question="two words" id=deploy.md')).toEqual({
+      question: 'two words',
+      id: 'deploy.md',
+    });
+  });
+});
