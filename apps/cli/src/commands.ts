@@ -1,4 +1,4 @@
-import type { McpClientManager, Message } from '@ai-assistant/host-core';
+import { type McpClientManager, type Message, parsePromptArguments } from '@ai-assistant/host-core';
 
 /** What a slash command did; `ask` sends a prompt's messages as the next turn. */
 export type CommandOutcome =
@@ -15,14 +15,6 @@ export const helpText = `Commands:
   /reset     forget the conversation so far
   /help      show this help
   /exit      quit (Ctrl-C or Ctrl-D work too)`;
-
-/** Splits `key=value key2="two words"` into an object. */
-export function parseArguments(words: string): Record<string, string> {
-  const args: Record<string, string> = {};
-  for (const match of words.matchAll(/(\w+)=("([^"]*)"|(\S+))/g))
-    args[match[1] as string] = match[3] ?? match[4] ?? '';
-  return args;
-}
 
 /** Runs a slash command; undefined when the line is not one. */
 export async function runCommand(line: string, mcp: McpClientManager | undefined): Promise<CommandOutcome> {
@@ -63,7 +55,7 @@ export async function runCommand(line: string, mcp: McpClientManager | undefined
       if (!mcp || !server || !name)
         return { output: 'Usage: /prompt <server> <name> key=value…   (see /prompts)' };
       try {
-        const filled = await mcp.getPrompt(server, name, parseArguments(rest.slice(2).join(' ')));
+        const filled = await mcp.getPrompt(server, name, parsePromptArguments(rest.slice(2).join(' ')));
         const messages: Message[] = filled.messages.map((message) => ({
           role: message.role,
           content: message.content,

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parsePromptArguments } from '@ai-assistant/host-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePromptArguments } from '../src/listeners/commands/assistant.js';
 import { botUserId } from './fake-slack.js';
 import { type Harness, jmaFixturesDir, startHarness, waitFor } from './harness.js';
 

@@ -50,6 +50,7 @@ export {
 export { defaultResultBudget, formatToolResult, truncateMiddle } from './mcp/format-tool-result.js';
 export { fillHeaders, type RequestTokens } from './mcp/header-templates.js';
 export { descendantsOf } from './mcp/process-tree.js';
+export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 export { encodeToolName } from './mcp/tool-names.js';
 export { environmentSecrets, Redactor } from './redaction.js';

@@ -1,4 +1,4 @@
-import type { Logger, McpClientManager } from '@ai-assistant/host-core';
+import { type Logger, type McpClientManager, parsePromptArguments } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
 import type { Question } from '../../slack/answer.js';
 import type { WorkQueue } from '../../slack/work-queue.js';
@@ -15,14 +15,6 @@ export const commandUsage = [
   '`/assistant prompts` — list the prompts the MCP servers offer',
   '`/assistant prompt <name> key=value …` — fill a prompt and answer it in a new thread (use `server/name` when two servers share a name)',
 ].join('\n');
-
-/** Splits `key=value key2="two words"` into an object. */
-export function parsePromptArguments(words: string): Record<string, string> {
-  const args: Record<string, string> = {};
-  for (const match of words.matchAll(/(\w+)=(?:"([^"]*)"|“([^”]*)”|(\S+))/g))
-    args[match[1] as string] = match[2] ?? match[3] ?? match[4] ?? '';
-  return args;
-}
 
 interface SlashCommand {
   text: string;
