@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { parseCommandLine, usage } from './cli.js';
-import { serveHttp } from './http.js';
 import { JmaClient } from './jma/client.js';
 import { stderrLogger } from './log.js';
 import { createServer } from './server.js';
@@ -46,6 +45,8 @@ async function main(): Promise<void> {
 
   let shutDown: () => Promise<void>;
   if (command.kind === 'http') {
+    // The HTTP transport is only loaded when asked for: stdio start-up stays small.
+    const { serveHttp } = await import('./http.js');
     const http = await serveHttp({ host: command.host, port: command.port, logger, newServer });
     logger.info('listening', { url: http.url });
     shutDown = () => http.close();

@@ -109,6 +109,16 @@ function describeDay(day: ForecastDay, label: string): string {
 
 /** Builds the `get_weather` handler; the place index is built once, on first use. */
 export function createGetWeather(context: WeatherToolContext) {
+  // A cached response is the same object until it expires: parse each area of it once.
+  const parsed = new WeakMap<object, Map<string, AreaForecast>>();
+  const parsedFor = (raw: unknown, class10: string, parse: () => AreaForecast): AreaForecast => {
+    if (!raw || typeof raw !== 'object') return parse();
+    let areas = parsed.get(raw);
+    if (!areas) parsed.set(raw, (areas = new Map()));
+    let forecast = areas.get(class10);
+    if (!forecast) areas.set(class10, (forecast = parse()));
+    return forecast;
+  };
   let index: Promise<PlaceIndex> | undefined;
   const placeIndex = () => {
     index ??= context.jma.areaTable().then((raw) => {
@@ -124,10 +134,17 @@ export function createGetWeather(context: WeatherToolContext) {
   };
 
   // The const tables only refine station and weekly-area choice; without them the parser falls back.
+  const validated = new WeakMap<object, unknown>();
   const optionalTable = <T>(name: string, schema: z.ZodType<T>, empty: T): Promise<T> =>
     context.jma
       .forecastConst(name)
-      .then((raw) => schema.parse(raw))
+      .then((raw) => {
+        // Validate each fetched table once, not on every call that uses it.
+        if (raw && typeof raw === 'object' && validated.has(raw)) return validated.get(raw) as T;
+        const table = schema.parse(raw);
+        if (raw && typeof raw === 'object') validated.set(raw, table);
+        return table;
+      })
       .catch((error: unknown) => {
         context.logger.warn(`${name}.json unavailable or malformed`, { error: String(error) });
         return empty;
@@ -175,7 +192,9 @@ export function createGetWeather(context: WeatherToolContext) {
       }
       const place = resolution.place;
       const [raw, tables] = await Promise.all([context.jma.forecast(place.officeCode), areaTables()]);
-      const forecast = parseAreaForecast(raw, place.officeCode, place.class10Code, tables);
+      const forecast = parsedFor(raw, place.class10Code, () =>
+        parseAreaForecast(raw, place.officeCode, place.class10Code, tables),
+      );
       return present(place, forecast, mode, requested, jstDate(context.now()));
     } catch (error) {
       if (error instanceof JmaError) {

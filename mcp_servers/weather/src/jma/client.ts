@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { nextIssueTime } from './time.js';
 
 /** Why a JMA request failed, in terms a host can act on. */
@@ -45,7 +45,8 @@ export class JmaClient {
   private readonly timeoutMs: number;
   private readonly now: () => Date;
   private readonly userAgent: string;
-  private readonly dispatcher: Dispatcher;
+  private dispatcher: Dispatcher | undefined;
+  private undici: Promise<typeof import('undici')> | undefined;
   private readonly ownsDispatcher: boolean;
   private readonly useCache: boolean;
   private readonly cache = new Map<string, CacheEntry>();
@@ -58,13 +59,19 @@ export class JmaClient {
     this.userAgent = options.userAgent ?? 'mcp-server-weather';
     this.ownsDispatcher = !options.dispatcher;
     this.useCache = options.cache ?? true;
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({
-        connect: { timeout: this.timeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
+    this.dispatcher = options.dispatcher;
+  }
+
+  // undici is loaded on the first request: a server answering tools/list should not pay for it.
+  private async http(): Promise<{ request: typeof import('undici')['request']; dispatcher: Dispatcher }> {
+    this.undici ??= import('undici');
+    const undici = await this.undici;
+    this.dispatcher ??= new undici.Agent({
+      connect: { timeout: this.timeoutMs },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
+    return { request: undici.request, dispatcher: this.dispatcher };
   }
 
   /** area.json: offices, class10s, class15s, class20s. Cached for 24 h. */
@@ -89,7 +96,7 @@ export class JmaClient {
 
   /** Releases the connection pool. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsDispatcher) await this.dispatcher?.close();
   }
 
   private cached(path: string, maxAgeMs: number): Promise<unknown> {
@@ -123,10 +130,11 @@ export class JmaClient {
 
   private async fetchOnce(path: string): Promise<unknown> {
     const url = `${this.baseUrl}${path}`;
+    const { request, dispatcher } = await this.http();
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
-        dispatcher: this.dispatcher,
+        dispatcher,
         headers: { 'user-agent': this.userAgent, accept: 'application/json' },
         signal: AbortSignal.timeout(this.timeoutMs * 2),
       });

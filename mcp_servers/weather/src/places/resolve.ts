@@ -240,6 +240,8 @@ function similarity(left: string, right: string): number {
 export class PlaceIndex {
   private readonly entries: Entry[] = [];
   private readonly majorCityEntries = new Map<string, Entry>();
+  /** Every key of every entry: the exact stages are look-ups, not scans. */
+  private readonly byKey = new Map<string, Entry[]>();
 
   constructor(table: AreaTable) {
     const officeOf = (office: string) => ({
@@ -278,6 +280,13 @@ export class PlaceIndex {
     for (const [code, node] of Object.entries(table.class20s)) {
       const class15 = node.parent ? table.class15s[node.parent] : undefined;
       add('class20', code, node, class15?.parent ? class10Entry(class15.parent) : undefined);
+    }
+    for (const entry of this.entries) {
+      for (const key of entry.keys) {
+        const list = this.byKey.get(key) ?? [];
+        list.push(entry);
+        this.byKey.set(key, list);
+      }
     }
     for (const city of majorCities) {
       const entry = this.entries.find(
@@ -322,10 +331,14 @@ export class PlaceIndex {
     if (foreignPlaces.includes(query)) return { kind: 'foreign', name: trimmed };
     const stripped = stripSuffix(query);
     const pool = prefecture ? this.entries.filter((entry) => entry.prefecture === prefecture) : this.entries;
+    const inPool = (entries: Entry[] | undefined) =>
+      (entries ?? []).filter((entry) => !prefecture || entry.prefecture === prefecture);
+    // What the user typed, suffix included, beats a suffix-stripped match (千代田区 ≠ 千代田町).
+    for (const key of [query, stripped]) {
+      const found = inPool(this.byKey.get(key));
+      if (found.length > 0) return this.decide(found, stripped);
+    }
     const stages: Array<(key: string) => boolean> = [
-      // What the user typed, suffix included, beats a suffix-stripped match (千代田区 ≠ 千代田町).
-      (key) => key === query,
-      (key) => key === stripped,
       (key) => query.length >= 2 && key.startsWith(query),
       (key) => query.length >= 2 && key.includes(query),
     ];
