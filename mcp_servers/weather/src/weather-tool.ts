@@ -113,10 +113,10 @@ export function createGetWeather(context: WeatherToolContext) {
   const parsed = new WeakMap<object, Map<string, AreaForecast>>();
   const parsedFor = (raw: unknown, class10: string, parse: () => AreaForecast): AreaForecast => {
     if (!raw || typeof raw !== 'object') return parse();
-    let areas = parsed.get(raw);
-    if (!areas) parsed.set(raw, (areas = new Map()));
-    let forecast = areas.get(class10);
-    if (!forecast) areas.set(class10, (forecast = parse()));
+    const areas = parsed.get(raw) ?? new Map<string, AreaForecast>();
+    parsed.set(raw, areas);
+    const forecast = areas.get(class10) ?? parse();
+    areas.set(class10, forecast);
     return forecast;
   };
   let index: Promise<PlaceIndex> | undefined;
