@@ -5,7 +5,7 @@ import { ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { McpToolCredentialsError } from '../src/mcp/errors.js';
-import { fixtures, nodeServer, recordingLogger } from './helpers.js';
+import { fixtures, recordingLogger } from './helpers.js';
 import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 const configFile = join(fixtures, 'mcp_servers.json');
@@ -300,7 +300,6 @@ describe('openapi: the Petstore over loopback', () => {
       },
       { env: { PET_API_KEY: 'special-key-123' } },
     );
-    expect(nodeServer).toBeDefined();
     const provider = new ScriptedProvider([
       {
         toolCalls: [
