@@ -300,8 +300,12 @@ export class McpClientManager {
   /** Reads a resource of a server as text (blobs described), with the same timeouts and errors as tools. */
   async readResource(server: string, uri: string, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
     const { client, timeoutMs } = this.serverClient(server, `read_resource ${uri}`);
-    const result = await this.guard(`read_resource ${uri}`, server, options, timeoutMs ?? 0, () =>
-      client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs ?? timeoutMs }),
+    const result = await this.guard(
+      `read_resource ${uri}`,
+      server,
+      options,
+      options.timeoutMs ?? timeoutMs,
+      () => client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs ?? timeoutMs }),
     );
     const text = result.contents
       .map((content) =>
@@ -322,7 +326,7 @@ export class McpClientManager {
     options: CallToolOptions = {},
   ): Promise<FilledPrompt> {
     const { client, timeoutMs } = this.serverClient(server, `prompt ${name}`);
-    const result = await this.guard(`prompt ${name}`, server, options, timeoutMs ?? 0, () =>
+    const result = await this.guard(`prompt ${name}`, server, options, options.timeoutMs ?? timeoutMs, () =>
       client.getPrompt(
         { name, arguments: args },
         { signal: options.signal, timeout: options.timeoutMs ?? timeoutMs },
@@ -366,10 +370,14 @@ export class McpClientManager {
     try {
       return await work();
     } catch (error) {
+      // Every failure of a server request becomes one of our typed errors, its text redacted.
       if (options.signal?.aborted) throw new McpToolCancelledError(what);
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new McpToolTimeoutError(what, server, options.timeoutMs ?? timeoutMs, { cause: error });
-      }
+      const timedOut =
+        (error instanceof McpError && error.code === ErrorCode.RequestTimeout) ||
+        error instanceof McpToolTimeoutError;
+      if (timedOut) throw new McpToolTimeoutError(what, server, timeoutMs, { cause: error });
+      if (error instanceof MissingCredentialsError)
+        throw new McpToolCredentialsError(what, server, error.placeholders);
       throw new McpToolExecutionError(what, server, this.redactor.redact(describeError(error)), {
         cause: error,
       });
@@ -465,35 +473,23 @@ export class McpClientManager {
       const { missing } = fillHeaders(config.headers, tokens, this.env);
       if (missing.length > 0) throw new McpToolCredentialsError(name, server, missing);
     }
-    try {
-      const result = client
-        ? await withTokens(tokens, () =>
+    const result = await this.guard<RawToolResult>(name, server, options, timeoutMs, () =>
+      client
+        ? withTokens(tokens, () =>
             client.callTool({ name: tool.name, arguments: args }, undefined, {
               signal: options.signal,
               timeout: timeoutMs,
             }),
           )
-        : await this.callLocal(local as LocalServer, tool.name, args, tokens, timeoutMs, options.signal);
-      const formatted = formatToolResult(result as RawToolResult, this.resultBudget);
-      return {
-        text: this.redactor.redact(formatted.text),
-        isError: formatted.isError,
-        server,
-        tool: tool.name,
-      };
-    } catch (error) {
-      if (options.signal?.aborted) throw new McpToolCancelledError(name);
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new McpToolTimeoutError(name, server, timeoutMs, { cause: error });
-      }
-      if (error instanceof McpToolTimeoutError)
-        throw new McpToolTimeoutError(name, server, timeoutMs, { cause: error });
-      if (error instanceof MissingCredentialsError)
-        throw new McpToolCredentialsError(name, server, error.placeholders);
-      throw new McpToolExecutionError(name, server, this.redactor.redact(describeError(error)), {
-        cause: error,
-      });
-    }
+        : this.callLocal(local as LocalServer, tool.name, args, tokens, timeoutMs, options.signal),
+    );
+    const formatted = formatToolResult(result, this.resultBudget);
+    return {
+      text: this.redactor.redact(formatted.text),
+      isError: formatted.isError,
+      server,
+      tool: tool.name,
+    };
   }
 
   private async callLocal(

@@ -39,6 +39,7 @@ describe('tool results as the model reads them', () => {
       formatToolResult({ content: [{ type: 'text', text: 'x' }], structuredContent: { t: 1 } }).text,
     ).toBe('x');
     expect(formatToolResult({}).text).toBe('(the tool returned no content)');
+    expect(formatToolResult({ toolResult: { legacy: true } }).text).toBe('{\n  "legacy": true\n}');
   });
 
   it('cuts the middle of long output and says how much', () => {

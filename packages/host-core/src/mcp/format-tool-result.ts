@@ -16,6 +16,8 @@ export interface RawToolResult {
   content?: unknown;
   structuredContent?: unknown;
   isError?: unknown;
+  /** Servers of the 2024-10-07 protocol answer with `toolResult` instead of `content`. */
+  toolResult?: unknown;
 }
 
 function base64Bytes(data: string | undefined): number {
@@ -65,6 +67,11 @@ export function formatToolResult(
   const hasText = blocks.some((block) => block.type === 'text' && block.text);
   if (!hasText && result.structuredContent !== undefined) {
     parts.push(JSON.stringify(result.structuredContent, null, 2));
+  }
+  if (blocks.length === 0 && result.toolResult !== undefined) {
+    parts.push(
+      typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult, null, 2),
+    );
   }
   const text = parts.length > 0 ? parts.join('\n') : '(the tool returned no content)';
   return { text: truncateMiddle(text, budget), isError: result.isError === true };
