@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 // config/mcp_servers.json ships the weather server: the apps use it unless MCP_ENABLED says otherwise.
-process.env.MCP_ENABLED ??= 'true';
+if (!process.env.MCP_ENABLED?.trim()) process.env.MCP_ENABLED = 'true';
 
 const args = process.argv.slice(2);
 const chatOnly = args[0] === '--chat';
