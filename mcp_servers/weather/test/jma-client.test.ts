@@ -48,7 +48,11 @@ describe.skipIf(!jmaFixturesDir)(`JMA client caching${skipReason}`, () => {
     jma.reset();
     jma.setBehaviour(/forecast\/270000/, '500');
     const client = new JmaClient({ baseUrl: jma.baseUrl });
-    await expect(client.forecast('270000')).rejects.toMatchObject({ code: 'JMA_BAD_STATUS' });
+    await expect(client.forecast('270000')).rejects.toMatchObject({ code: 'JMA_BAD_STATUS', status: 500 });
+    expect(jma.hits.get('/bosai/forecast/data/forecast/270000.json')).toBe(2); // a 5xx is retried once
+    jma.setBehaviour(/forecast\/380000/, '404');
+    await expect(client.forecast('380000')).rejects.toMatchObject({ status: 404 });
+    expect(jma.hits.get('/bosai/forecast/data/forecast/380000.json')).toBe(1); // a 4xx is not
     jma.reset();
     await expect(client.forecast('270000')).resolves.toBeDefined();
     await client.close();

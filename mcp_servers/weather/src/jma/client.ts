@@ -10,10 +10,14 @@ export class JmaError extends Error {
   constructor(
     readonly code: JmaErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; status?: number },
   ) {
     super(message, options);
+    this.status = options?.status;
   }
+
+  /** The HTTP status JMA answered with (JMA_BAD_STATUS). */
+  readonly status: number | undefined;
 }
 
 /** Options of {@link JmaClient}. */
@@ -121,8 +125,7 @@ export class JmaClient {
       // One retry on a network error or a 5xx; a timeout or a 4xx will not get better at once.
       const retryable =
         error instanceof JmaError &&
-        (error.code === 'JMA_UNREACHABLE' ||
-          (error.code === 'JMA_BAD_STATUS' && /\b5\d\d\b/.test(error.message)));
+        (error.code === 'JMA_UNREACHABLE' || (error.status !== undefined && error.status >= 500));
       if (!retryable) throw error;
       return await this.fetchOnce(path);
     }
@@ -151,6 +154,7 @@ export class JmaClient {
       throw new JmaError(
         'JMA_BAD_STATUS',
         `気象庁のサーバーがエラーを返しました（HTTP ${response.statusCode}, ${path}）。`,
+        { status: response.statusCode },
       );
     }
     try {

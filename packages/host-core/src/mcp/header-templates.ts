@@ -17,11 +17,6 @@ export function currentTokens(): RequestTokens {
 
 const placeholder = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** Whether a value holds `${…}` placeholders. */
-export function hasPlaceholders(value: string): boolean {
-  return /\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value);
-}
-
 /** Filled header values, and the placeholders nothing could fill. */
 export interface FilledHeaders {
   headers: Record<string, string>;
