@@ -2,15 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
+import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeJma, startFakeJma } from '../../../mcp_servers/weather/test/fake-jma.js';
-import { jmaFixturesDir } from '../../../mcp_servers/weather/test/jma-fixtures.js';
 import { type FakeVendor, startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
 import { writeMcpConfig } from '../../slack-bot/test/harness.js';
 import { weatherModel } from '../../slack-bot/test/weather-model.js';
 
 const entry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
-const skip = jmaFixturesDir ? '' : ' (skipped: recorded JMA data not found at ../shared/fixtures/jma)';
 
 function run(args: string[], env: Record<string, string>, input?: string) {
   const workdir = mkdtempSync(resolve(tmpdir(), 'chat-'));
@@ -48,16 +46,13 @@ describe('terminal chat without an LLM', () => {
   });
 });
 
-describe.skipIf(!jmaFixturesDir)(`terminal chat with the real weather server${skip}`, () => {
+describe('terminal chat with the real weather server', () => {
   let llm: FakeVendor;
   let jma: FakeJma;
   let config: ReturnType<typeof writeMcpConfig>;
   let env: Record<string, string>;
   beforeAll(async () => {
-    [llm, jma] = await Promise.all([
-      startFakeVendor(),
-      startFakeJma({ fixturesDir: jmaFixturesDir as string }),
-    ]);
+    [llm, jma] = await Promise.all([startFakeVendor(), startFakeJma()]);
     llm.respondWith(weatherModel);
     config = writeMcpConfig(jma.baseUrl);
     env = {

@@ -9,8 +9,7 @@ import {
   startMcpFromEnvironment,
 } from '@ai-assistant/host-core';
 import { OpenAIProvider } from '@ai-assistant/llm-providers';
-import { type FakeJma, startFakeJma } from '../../../mcp_servers/weather/test/fake-jma.js';
-import { jmaFixturesDir } from '../../../mcp_servers/weather/test/jma-fixtures.js';
+import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { type FakeVendor, startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
 import { createSlackBot, type SlackBot } from '../src/app.js';
 import { readBotConfig } from '../src/config.js';
@@ -18,7 +17,6 @@ import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { weatherModel } from './weather-model.js';
 
 export const weatherEntry = resolve(import.meta.dirname, '../../../mcp_servers/weather/dist/index.js');
-export { jmaFixturesDir };
 
 /** A logger that keeps lines for assertions. */
 export function memoryLogger(): Logger & { lines: string[] } {
@@ -80,11 +78,7 @@ export interface Harness {
 export async function startHarness(
   options: { mcpEnabled?: boolean; env?: Record<string, string>; servers?: Record<string, unknown> } = {},
 ): Promise<Harness> {
-  const [slack, llm, jma] = await Promise.all([
-    startFakeSlack(),
-    startFakeVendor(),
-    startFakeJma({ fixturesDir: jmaFixturesDir as string }),
-  ]);
+  const [slack, llm, jma] = await Promise.all([startFakeSlack(), startFakeVendor(), startFakeJma()]);
   llm.respondWith(weatherModel);
   const config = writeMcpConfig(jma.baseUrl, options.servers);
   const logger = memoryLogger();

@@ -2,10 +2,9 @@ import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { botUserId } from './fake-slack.js';
-import { type Harness, jmaFixturesDir, startHarness, waitFor } from './harness.js';
+import { type Harness, startHarness, waitFor } from './harness.js';
 
 const secret = 'test-signing-secret-0123';
-const skip = jmaFixturesDir ? '' : ' (skipped: recorded JMA data not found at ../shared/fixtures/jma)';
 
 function signed(body: string, signingSecret = secret, timestamp = Math.floor(Date.now() / 1000)) {
   const signature = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
@@ -16,7 +15,7 @@ function signed(body: string, signingSecret = secret, timestamp = Math.floor(Dat
   };
 }
 
-describe.skipIf(!jmaFixturesDir)(`Slack app over HTTP (Events API)${skip}`, () => {
+describe('Slack app over HTTP (Events API)', () => {
   let harness: Harness;
   let base: string;
   beforeAll(async () => {

@@ -3,15 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { descendantsOf } from '@ai-assistant/host-core';
+import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { describe, expect, it } from 'vitest';
-import { startFakeJma } from '../../../mcp_servers/weather/test/fake-jma.js';
 import { startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
 import { botUserId, startFakeSlack } from './fake-slack.js';
-import { freePort, jmaFixturesDir, waitFor, writeMcpConfig } from './harness.js';
+import { freePort, waitFor, writeMcpConfig } from './harness.js';
 import { weatherModel } from './weather-model.js';
 
 const mainEntry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
-const skip = jmaFixturesDir ? '' : ' (skipped: recorded JMA data not found at ../shared/fixtures/jma)';
 
 function alive(pid: number): boolean {
   try {
@@ -22,13 +21,9 @@ function alive(pid: number): boolean {
   }
 }
 
-describe.skipIf(!jmaFixturesDir)(`the built app as a process${skip}`, () => {
+describe('the built app as a process', () => {
   it('SIGTERM with an answer in flight: it completes, the process exits 0, no child process remains', async () => {
-    const [slack, llm, jma] = await Promise.all([
-      startFakeSlack(),
-      startFakeVendor(),
-      startFakeJma({ fixturesDir: jmaFixturesDir as string }),
-    ]);
+    const [slack, llm, jma] = await Promise.all([startFakeSlack(), startFakeVendor(), startFakeJma()]);
     // A slow model, so the answer is still being written when the signal comes.
     llm.respondWith(async (request) => {
       await new Promise((resolvePromise) => setTimeout(resolvePromise, 700));

@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parsePromptArguments } from '@ai-assistant/host-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, jmaFixturesDir, startHarness, waitFor } from './harness.js';
+import { type Harness, startHarness, waitFor } from './harness.js';
 
 const knowledgeEntry = resolve(import.meta.dirname, '../../../mcp_servers/knowledge/dist/index.js');
-const skip = jmaFixturesDir ? '' : ' (skipped: recorded JMA data not found at ../shared/fixtures/jma)';
 
-describe.skipIf(!jmaFixturesDir)(`/assistant slash command${skip}`, () => {
+describe('/assistant slash command', () => {
   let harness: Harness;
   let docs: string;
   beforeAll(async () => {

@@ -1,9 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { botUserId } from './fake-slack.js';
-import { type Harness, jmaFixturesDir, startHarness, waitFor } from './harness.js';
+import { type Harness, startHarness, waitFor } from './harness.js';
 import { weatherModel } from './weather-model.js';
 
-const skip = jmaFixturesDir ? '' : ' (skipped: recorded JMA data not found at ../shared/fixtures/jma)';
 const mention = `<@${botUserId}>`;
 
 /** The bot's finished messages in a thread (placeholders still thinking or naming a tool excluded). */
@@ -60,7 +59,7 @@ async function sayInChannel(
   return ts;
 }
 
-describe.skipIf(!jmaFixturesDir)(`Slack app over Socket Mode, end to end on loopback${skip}`, () => {
+describe('Slack app over Socket Mode, end to end on loopback', () => {
   let harness: Harness;
   beforeAll(async () => {
     harness = await startHarness();
@@ -180,7 +179,7 @@ describe.skipIf(!jmaFixturesDir)(`Slack app over Socket Mode, end to end on loop
   });
 });
 
-describe.skipIf(!jmaFixturesDir)(`MCP switched off${skip}`, () => {
+describe('MCP switched off', () => {
   it('ac15 ac17 MCP_ENABLED=false: the model gets no tools and the answer still comes', async () => {
     const harness = await startHarness({ mcpEnabled: false });
     try {
@@ -195,7 +194,7 @@ describe.skipIf(!jmaFixturesDir)(`MCP switched off${skip}`, () => {
   }, 30_000);
 });
 
-describe.skipIf(!jmaFixturesDir)(`streaming answers (SLACK_STREAMING)${skip}`, () => {
+describe('streaming answers (SLACK_STREAMING)', () => {
   it('streams the answer with chat.startStream / appendStream / stopStream', async () => {
     const harness = await startHarness({ env: { SLACK_STREAMING: 'true' } });
     try {

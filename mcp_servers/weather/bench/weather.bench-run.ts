@@ -4,8 +4,7 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { it } from 'vitest';
-import { startFakeJma } from '../test/fake-jma.js';
-import { jmaFixturesDir } from '../test/jma-fixtures.js';
+import { startFakeJma } from '../src/testing/fake-jma.js';
 import { serverEntry, serverEnvironment } from '../test/spawn.js';
 
 const everythingEntry = join(
@@ -57,8 +56,8 @@ async function callLatencies(env: Record<string, string>, calls: number) {
   return { samples, rss };
 }
 
-it.skipIf(!jmaFixturesDir)('weather server benchmark', async () => {
-  const jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+it('weather server benchmark', async () => {
+  const jma = await startFakeJma();
   const env = serverEnvironment(jma.baseUrl);
   const runs = 20;
   const ours: number[] = [];

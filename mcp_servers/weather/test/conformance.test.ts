@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startFakeJma } from './fake-jma.js';
-import { jmaFixturesDir, skipReason } from './jma-fixtures.js';
+import { startFakeJma } from '../src/testing/fake-jma.js';
 import { serverEnvironment, startHttpServer, stop } from './spawn.js';
 
 const conformanceBin = join(
@@ -13,9 +12,9 @@ const conformanceBin = join(
 );
 const baseline = resolve(import.meta.dirname, '..', 'conformance-baseline.yml');
 
-describe.skipIf(!jmaFixturesDir)(`MCP conformance suite against --http${skipReason}`, () => {
+describe('MCP conformance suite against --http', () => {
   it('passes every scenario except those needing the suite’s own fixture tools', async () => {
-    const jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+    const jma = await startFakeJma();
     const server = await startHttpServer(serverEnvironment(jma.baseUrl));
     try {
       const run = await new Promise<{ code: number | null; output: string }>((resolvePromise) => {

@@ -11,19 +11,15 @@ import {
 } from '../src/jma/forecast.js';
 import { addDays, jstDate } from '../src/jma/time.js';
 import { weatherCode, weatherCodes } from '../src/jma/weather-codes.js';
-import { jmaFixturesDir, readFixture, skipReason } from './jma-fixtures.js';
+import { jmaFixturesDir, readFixture } from './jma-fixtures.js';
 
-describe.skipIf(!jmaFixturesDir)(`JMA forecast parser on every recorded forecast${skipReason}`, () => {
-  const tables: AreaTables = jmaFixturesDir
-    ? {
-        forecastArea: forecastAreaTableSchema.parse(readFixture('const-forecast_area.json')),
-        weekArea: weekAreaTableSchema.parse(readFixture('const-week_area.json')),
-        weekArea05: weekArea05TableSchema.parse(readFixture('const-week_area05.json')),
-      }
-    : { forecastArea: {}, weekArea: {} };
-  const files = jmaFixturesDir
-    ? readdirSync(jmaFixturesDir).filter((name) => name.startsWith('forecast-'))
-    : [];
+describe('JMA forecast parser on every recorded forecast', () => {
+  const tables: AreaTables = {
+    forecastArea: forecastAreaTableSchema.parse(readFixture('const-forecast_area.json')),
+    weekArea: weekAreaTableSchema.parse(readFixture('const-week_area.json')),
+    weekArea05: weekArea05TableSchema.parse(readFixture('const-week_area05.json')),
+  };
+  const files = readdirSync(jmaFixturesDir).filter((name) => name.startsWith('forecast-'));
   const cases = files.flatMap((file) => {
     const raw = readFixture(file) as RawForecast;
     const office = /forecast-(\d{6})/.exec(file)?.[1] as string;

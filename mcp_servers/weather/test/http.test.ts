@@ -2,14 +2,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeJma, startFakeJma } from './fake-jma.js';
-import { jmaFixturesDir, skipReason } from './jma-fixtures.js';
+import { type FakeJma, startFakeJma } from '../src/testing/fake-jma.js';
 import { weatherServerScenarios } from './scenarios.js';
 import { serverEnvironment, startHttpServer, stop } from './spawn.js';
 
-describe.skipIf(!jmaFixturesDir)(`weather server${skipReason}`, () => {
+describe('weather server', () => {
   weatherServerScenarios('the built executable over Streamable HTTP (--http)', async () => {
-    const jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+    const jma = await startFakeJma();
     const { url, child } = await startHttpServer(serverEnvironment(jma.baseUrl));
     const client = new Client({ name: 'http-test', version: '0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -45,7 +44,7 @@ describe.skipIf(!jmaFixturesDir)(`weather server${skipReason}`, () => {
       });
 
     beforeAll(async () => {
-      jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+      jma = await startFakeJma();
       server = await startHttpServer(serverEnvironment(jma.baseUrl));
     });
     afterAll(async () => {

@@ -3,13 +3,12 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe } from 'vitest';
 import { JmaClient } from '../src/jma/client.js';
 import { createServer } from '../src/server.js';
-import { startFakeJma } from './fake-jma.js';
-import { jmaFixturesDir, skipReason } from './jma-fixtures.js';
+import { startFakeJma } from '../src/testing/fake-jma.js';
 import { recordedNow, weatherServerScenarios } from './scenarios.js';
 
-describe.skipIf(!jmaFixturesDir)(`weather server${skipReason}`, () => {
+describe('weather server', () => {
   weatherServerScenarios('in memory (createServer)', async () => {
-    const jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+    const jma = await startFakeJma();
     const now = () => new Date(recordedNow);
     const jmaClient = new JmaClient({ baseUrl: jma.baseUrl, timeoutMs: 500, now });
     const server = createServer({ jma: jmaClient, now });

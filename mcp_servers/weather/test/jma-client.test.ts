@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JmaClient, JmaError } from '../src/jma/client.js';
 import { nextIssueTime } from '../src/jma/time.js';
-import { type FakeJma, startFakeJma } from './fake-jma.js';
-import { jmaFixturesDir, skipReason } from './jma-fixtures.js';
+import { type FakeJma, startFakeJma } from '../src/testing/fake-jma.js';
 
 const forecastPath = '/bosai/forecast/data/forecast/130000.json';
 
-describe.skipIf(!jmaFixturesDir)(`JMA client caching${skipReason}`, () => {
+describe('JMA client caching', () => {
   let jma: FakeJma;
   beforeAll(async () => {
-    jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+    jma = await startFakeJma();
   });
   afterAll(() => jma?.close());
 

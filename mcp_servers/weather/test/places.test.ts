@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type AreaTable, PlaceIndex } from '../src/places/resolve.js';
-import { jmaFixturesDir, readFixture, skipReason } from './jma-fixtures.js';
+import { readFixture } from './jma-fixtures.js';
 
-describe.skipIf(!jmaFixturesDir)(`place names against the real area.json${skipReason}`, () => {
-  const index = jmaFixturesDir ? new PlaceIndex(readFixture('area.json') as AreaTable) : undefined;
+describe('place names against the real area.json', () => {
+  const index = new PlaceIndex(readFixture('area.json') as AreaTable);
   const found = (input: string) => {
-    const result = index!.resolve(input);
+    const result = index.resolve(input);
     if (result.kind !== 'found') throw new Error(`${input}: ${JSON.stringify(result)}`);
     return result.place;
   };
@@ -39,7 +39,7 @@ describe.skipIf(!jmaFixturesDir)(`place names against the real area.json${skipRe
   });
 
   it('treats a municipal name shared across Japan as ambiguous and names the prefectures', () => {
-    const result = index!.resolve('森町');
+    const result = index.resolve('森町');
     expect(result.kind).toBe('ambiguous');
     if (result.kind !== 'ambiguous') return;
     expect(result.candidates.some((candidate) => candidate.includes('静岡県'))).toBe(true);
@@ -47,20 +47,20 @@ describe.skipIf(!jmaFixturesDir)(`place names against the real area.json${skipRe
   });
 
   it('says plainly when a place is outside Japan', () => {
-    expect(index!.resolve('ロンドン')).toEqual({ kind: 'foreign', name: 'ロンドン' });
-    expect(index!.resolve('London').kind).toBe('foreign');
+    expect(index.resolve('ロンドン')).toEqual({ kind: 'foreign', name: 'ロンドン' });
+    expect(index.resolve('London').kind).toBe('foreign');
   });
 
   it('rejects an empty or over-long input with a reason', () => {
-    expect(index!.resolve('').kind).toBe('invalid');
-    expect(index!.resolve('   ').kind).toBe('invalid');
-    const long = index!.resolve('あ'.repeat(200));
+    expect(index.resolve('').kind).toBe('invalid');
+    expect(index.resolve('   ').kind).toBe('invalid');
+    const long = index.resolve('あ'.repeat(200));
     expect(long.kind).toBe('invalid');
     if (long.kind === 'invalid') expect(long.reason).toContain('200文字');
   });
 
   it('offers up to five suggestions for an unknown place', () => {
-    const result = index!.resolve('横浜みなとみらい');
+    const result = index.resolve('横浜みなとみらい');
     expect(result.kind).toBe('not_found');
     if (result.kind !== 'not_found') return;
     expect(result.suggestions.length).toBeGreaterThan(0);

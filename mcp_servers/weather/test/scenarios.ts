@@ -2,8 +2,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { FakeJma } from '../src/testing/fake-jma.js';
 import { getWeatherOutput } from '../src/weather-tool.js';
-import type { FakeJma } from './fake-jma.js';
 
 /** Just after the 2026-03-12 05:00 JST Tokyo issue: the clock every scenario runs at. */
 export const recordedNow = '2026-03-12T05:30:00+09:00';

@@ -1,14 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe } from 'vitest';
-import { startFakeJma } from './fake-jma.js';
-import { jmaFixturesDir, skipReason } from './jma-fixtures.js';
+import { startFakeJma } from '../src/testing/fake-jma.js';
 import { weatherServerScenarios } from './scenarios.js';
 import { serverEntry, serverEnvironment } from './spawn.js';
 
-describe.skipIf(!jmaFixturesDir)(`weather server${skipReason}`, () => {
+describe('weather server', () => {
   weatherServerScenarios('the built executable over stdio', async () => {
-    const jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+    const jma = await startFakeJma();
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [serverEntry],

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { it } from 'vitest';
-import { startFakeJma } from '../../../mcp_servers/weather/test/fake-jma.js';
-import { jmaFixturesDir } from '../../../mcp_servers/weather/test/jma-fixtures.js';
 import { ChatService } from '../src/chat/chat-service.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { descendantsOf } from '../src/mcp/process-tree.js';
@@ -18,7 +17,7 @@ function peakRssMiB(pid: number): number {
   }
 }
 
-it.skipIf(!jmaFixturesDir)('ChatService benchmark', async () => {
+it('ChatService benchmark', async () => {
   // Loop overhead: a turn of N rounds (each one echo call) against the same N calls made directly.
   const rounds = 10;
   const turns = 100;
@@ -47,7 +46,7 @@ it.skipIf(!jmaFixturesDir)('ChatService benchmark', async () => {
   const overheadPerRound = (loopMs - directMs) / (turns * rounds);
 
   // 200 concurrent answers against one weather server.
-  const jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+  const jma = await startFakeJma();
   const weather = new McpClientManager();
   await weather.connect([weatherServer(jma.baseUrl)]);
   // Places of the Tokyo office: the recorded forecast that matches the pinned clock.

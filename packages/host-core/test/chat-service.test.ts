@@ -1,7 +1,6 @@
 import { join } from 'node:path';
+import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeJma, startFakeJma } from '../../../mcp_servers/weather/test/fake-jma.js';
-import { jmaFixturesDir, skipReason } from '../../../mcp_servers/weather/test/jma-fixtures.js';
 import { ChatCancelledError, type ChatEvent, ChatService } from '../src/chat/chat-service.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { fixtures, nodeServer, weatherServer } from './helpers.js';
@@ -19,10 +18,10 @@ afterEach(async () => {
   await Promise.all(managers.splice(0).map((manager) => manager.close()));
 });
 
-describe.skipIf(!jmaFixturesDir)(`chat loop with the real weather server${skipReason}`, () => {
+describe('chat loop with the real weather server', () => {
   let jma: FakeJma;
   beforeAll(async () => {
-    jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+    jma = await startFakeJma();
   });
   afterAll(() => jma?.close());
   const weather = () =>

@@ -2,9 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeJma, startFakeJma } from '../../../mcp_servers/weather/test/fake-jma.js';
-import { jmaFixturesDir, skipReason } from '../../../mcp_servers/weather/test/jma-fixtures.js';
 import { loadMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { McpToolExecutionError, McpToolNotFoundError, McpToolTimeoutError } from '../src/mcp/errors.js';
@@ -36,10 +35,10 @@ afterEach(async () => {
   expect(await descendantsOf(process.pid)).toEqual([]);
 });
 
-describe.skipIf(!jmaFixturesDir)(`with the real weather server${skipReason}`, () => {
+describe('with the real weather server', () => {
   let jma: FakeJma;
   beforeAll(async () => {
-    jma = await startFakeJma({ fixturesDir: jmaFixturesDir as string });
+    jma = await startFakeJma();
   });
   afterAll(() => jma?.close());
   const weather = () => weatherServer(jma.baseUrl);

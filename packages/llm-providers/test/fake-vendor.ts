@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 /** One scripted answer: JSON, a raw SSE body, or no answer at all. */
 export type FakeReply = { status?: number; json?: unknown; sse?: string; hang?: boolean };
@@ -71,32 +71,15 @@ export async function startFakeVendor(pathPrefix = '/v1'): Promise<FakeVendor> {
   };
 }
 
-// Recorded vendor responses live in ../shared/fixtures/llm beside the repository (LLM_FIXTURES_DIR overrides).
-function locate(): string | undefined {
-  if (process.env.LLM_FIXTURES_DIR) return resolve(process.env.LLM_FIXTURES_DIR);
-  let folder = resolve(import.meta.dirname);
-  while (dirname(folder) !== folder) {
-    if (existsSync(join(folder, 'pnpm-workspace.yaml'))) {
-      const candidate = resolve(folder, '..', 'shared', 'fixtures', 'llm');
-      return existsSync(candidate) ? candidate : undefined;
-    }
-    folder = dirname(folder);
-  }
-  return undefined;
-}
+/** Folder of the vendor responses written for these tests (see its README). */
+export const llmFixturesDir: string = join(import.meta.dirname, 'fixtures');
 
-/** Folder of the recorded LLM responses, or undefined when absent. */
-export const llmFixturesDir = locate();
-export const skipReason = llmFixturesDir
-  ? ''
-  : ' (skipped: recorded LLM data not found at ../shared/fixtures/llm; set LLM_FIXTURES_DIR)';
-
-/** A recorded file as text. */
+/** A fixture file as text. */
 export function fixtureText(path: string): string {
-  return readFileSync(join(llmFixturesDir as string, path), 'utf8');
+  return readFileSync(join(llmFixturesDir, path), 'utf8');
 }
 
-/** A recorded JSON file. */
+/** A fixture JSON file. */
 export function fixtureJson(path: string): unknown {
   return JSON.parse(fixtureText(path));
 }

@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { jmaFixturesDir } from './fixtures.js';
 
 /** How the fake answers a path: the fixture, an error status, HTML, or never. */
 export type FakeJmaBehaviour = 'ok' | '500' | '404' | 'html' | 'hang' | 'garbage-json';
 
 /** Options of {@link startFakeJma}. */
 export interface FakeJmaOptions {
-  fixturesDir: string;
+  /** Folder of recorded responses (default: this package's `test/fixtures/jma`). */
+  fixturesDir?: string;
   /** Office code → fixture file name; offices not listed use the default below. */
   forecasts?: Record<string, string>;
 }
@@ -47,7 +49,8 @@ export interface FakeJma {
   close(): Promise<void>;
 }
 
-export async function startFakeJma(options: FakeJmaOptions): Promise<FakeJma> {
+export async function startFakeJma(options: FakeJmaOptions = {}): Promise<FakeJma> {
+  const fixturesDir = options.fixturesDir ?? jmaFixturesDir;
   const forecasts = { ...defaultForecastFixtures, ...options.forecasts };
   const behaviours: Array<[RegExp, FakeJmaBehaviour]> = [];
   const hits = new Map<string, number>();
@@ -55,7 +58,7 @@ export async function startFakeJma(options: FakeJmaOptions): Promise<FakeJma> {
   const file = (name: string) => {
     let body = cache.get(name);
     if (!body) {
-      body = readFileSync(join(options.fixturesDir, name));
+      body = readFileSync(join(fixturesDir, name));
       cache.set(name, body);
     }
     return body;
