@@ -16,8 +16,11 @@ describe('no test is skipped', () => {
   });
 
   describe('the checker itself', () => {
-    let scratch: string;
-    afterEach(() => rmSync(scratch, { recursive: true, force: true }));
+    let scratch: string | undefined;
+    afterEach(() => {
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+      scratch = undefined;
+    });
 
     const report = (...statuses: Array<[string, string]>) => ({
       testResults: [
@@ -45,19 +48,20 @@ describe('no test is skipped', () => {
     });
 
     it('reads each workspace’s report, and under CI names a workspace whose report is missing', () => {
-      scratch = mkdtempSync(join(tmpdir(), 'skips-'));
+      const root = mkdtempSync(join(tmpdir(), 'skips-'));
+      scratch = root;
       for (const name of ['one', 'two']) {
-        mkdirSync(join(scratch, 'packages', name), { recursive: true });
-        writeFileSync(join(scratch, 'packages', name, 'package.json'), '{"scripts":{"test":"vitest run"}}');
+        mkdirSync(join(root, 'packages', name), { recursive: true });
+        writeFileSync(join(root, 'packages', name, 'package.json'), '{"scripts":{"test":"vitest run"}}');
       }
       writeFileSync(
-        join(scratch, 'packages', 'one', resultsFileName),
+        join(root, 'packages', 'one', resultsFileName),
         JSON.stringify(report(['skipped', 'a skipped test'])),
       );
-      expect(findSkippedTests(scratch, false)).toEqual([
+      expect(findSkippedTests(root, false)).toEqual([
         { workspace: join('packages', 'one'), detail: 'skipped: a skipped test (/x/test/a.test.ts)' },
       ]);
-      expect(findSkippedTests(scratch, true).map((finding) => finding.workspace)).toEqual([
+      expect(findSkippedTests(root, true).map((finding) => finding.workspace)).toEqual([
         join('packages', 'one'),
         join('packages', 'two'),
       ]);
