@@ -1,6 +1,7 @@
 import type { ChatService, Logger, McpClientManager } from '@ai-assistant/host-core';
-import { App, type Logger as BoltLogger, LogLevel } from '@slack/bolt';
+import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel } from '@slack/bolt';
 import type { BotConfig } from './config.js';
+import { createHttpServer, healthReport, listen } from './http-server.js';
 import { register as registerCommands } from './listeners/commands/assistant.js';
 import { register } from './listeners/events/index.js';
 import { answerInThread, type Question } from './slack/answer.js';
@@ -42,38 +43,26 @@ function boltLogger(logger: Logger): BoltLogger {
   };
 }
 
-/** Builds the Bolt app: Socket Mode when an app token is set, else the HTTP receiver; /healthz on both. */
+/**
+ * Builds the Bolt app: Socket Mode when an app token is set, else Bolt's HTTP receiver behind our own
+ * server (a body-size cap before anything is read). Both serve /healthz; in Socket Mode it listens on
+ * 127.0.0.1 unless HTTP_HOST says otherwise.
+ */
 export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependencies): SlackBot {
   const clientOptions = config.apiUrl ? { slackApiUrl: config.apiUrl } : {};
-  const healthz = {
-    path: '/healthz',
-    method: ['GET'],
-    handler: (
-      _request: unknown,
-      response: {
-        writeHead: (status: number, headers: Record<string, string>) => void;
-        end: (body: string) => void;
-      },
-    ) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({ status: 'ok', mcp: { enabled: mcp !== undefined, servers: mcp?.status() ?? [] } }),
-      );
-    },
-  };
+  const receiver = config.appToken
+    ? undefined
+    : new HTTPReceiver({ signingSecret: config.signingSecret as string, logger: boltLogger(logger) });
   const app = new App({
     token: config.botToken,
-    ...(config.appToken
-      ? {
-          socketMode: true,
-          appToken: config.appToken,
-          installerOptions: { clientOptions, port: config.port },
-        }
-      : { signingSecret: config.signingSecret as string }),
+    ...(receiver ? { receiver } : { socketMode: true, appToken: config.appToken }),
     clientOptions,
-    customRoutes: [healthz],
     logger: boltLogger(logger),
     logLevel: LogLevel.INFO,
+  });
+  const server = createHttpServer({
+    health: () => healthReport(mcp?.status(), config.healthDetails),
+    ...(receiver ? { slack: receiver.requestListener } : {}),
   });
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };
@@ -104,15 +93,21 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
     async start() {
       const identity = await app.client.auth.test();
       bot = { userId: identity.user_id as string, ...(identity.bot_id ? { botId: identity.bot_id } : {}) };
-      await (config.appToken ? app.start() : app.start(config.port));
+      const host = config.httpHost ?? (config.appToken ? '127.0.0.1' : undefined);
+      await listen(server, config.port, host);
+      // Socket Mode connects out to Slack; the HTTP receiver is served by `server` and needs no start.
+      if (config.appToken) await app.start();
       logger.info(
-        { mode: config.appToken ? 'socket' : 'http', port: config.port, botUserId: bot.userId },
+        { mode: config.appToken ? 'socket' : 'http', port: config.port, host, botUserId: bot.userId },
         'Slack app started',
       );
     },
     async stop(graceMs = 10_000) {
       const drained = queue.drain(graceMs);
-      await app.stop().catch((error: unknown) => logger.warn({ error }, 'receiver did not stop cleanly'));
+      if (config.appToken)
+        await app.stop().catch((error: unknown) => logger.warn({ error }, 'receiver did not stop cleanly'));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
       if (!(await drained))
         logger.warn({ pending: queue.size }, 'answers still running after the grace period');
     },

@@ -7,6 +7,10 @@ export interface BotConfig {
   appToken?: string;
   signingSecret?: string;
   port: number;
+  /** Address the HTTP server binds (default: 127.0.0.1 in Socket Mode, every interface in HTTP mode). */
+  httpHost?: string;
+  /** `/healthz` also shows each server's (redacted) failure reason. */
+  healthDetails: boolean;
   /** Web API base URL (GovSlack, proxies, tests); ends with a slash. */
   apiUrl?: string;
   streaming: boolean;
@@ -68,6 +72,8 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     appToken,
     signingSecret,
     port: whole(env, 'PORT', 3000, 0) as number,
+    httpHost: env.HTTP_HOST?.trim() || undefined,
+    healthDetails: flag(env.HEALTH_DETAILS, false),
     apiUrl: apiUrl ? (apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`) : undefined,
     streaming: flag(env.SLACK_STREAMING, false),
     followUps: flag(env.SLACK_THREAD_FOLLOW_UPS, true),

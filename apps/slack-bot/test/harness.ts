@@ -76,14 +76,24 @@ export interface Harness {
 
 /** Starts fakes, the real weather server (unless MCP is off) and the Slack app. */
 export async function startHarness(
-  options: { mcpEnabled?: boolean; env?: Record<string, string>; servers?: Record<string, unknown> } = {},
+  options: {
+    mcpEnabled?: boolean;
+    env?: Record<string, string>;
+    servers?: Record<string, unknown>;
+    /** Variables the MCP config may reference as ${NAME}. */
+    mcpEnv?: Record<string, string>;
+  } = {},
 ): Promise<Harness> {
   const [slack, llm, jma] = await Promise.all([startFakeSlack(), startFakeVendor(), startFakeJma()]);
   llm.respondWith(weatherModel);
   const config = writeMcpConfig(jma.baseUrl, options.servers);
   const logger = memoryLogger();
   const mcp = await startMcpFromEnvironment({
-    env: { MCP_ENABLED: options.mcpEnabled === false ? 'false' : 'true', MCP_SERVERS_CONFIG: config.path },
+    env: {
+      ...options.mcpEnv,
+      MCP_ENABLED: options.mcpEnabled === false ? 'false' : 'true',
+      MCP_SERVERS_CONFIG: config.path,
+    },
     logger,
   });
   const provider = new OpenAIProvider({

@@ -174,4 +174,60 @@ describe('MCP server configuration', () => {
     );
     expect(servers?.map((server) => server.name)).toContain('weather');
   });
+
+  describe('hostile or careless configs (hardening)', () => {
+    it('10: a misspelled field is an error naming it and the closest known field', () => {
+      expect(failure({ s: { command: 'x', allowedTools_: ['safe_tool'] } })).toMatch(
+        /mcpServers\.s\.allowedTools_: unknown field; did you mean "allowed_tools"\?/,
+      );
+      expect(failure({ s: { command: 'x', disbaled: true } })).toContain('did you mean "disabled"?');
+      expect(failure({ s: { url: 'https://a.test/mcp', header: { A: 'b' } } })).toContain(
+        'did you mean "headers"?',
+      );
+      expect(failure({ s: { command: 'x', zzzzzzzzzz: 1 } })).toMatch(
+        /unknown field \(known fields: transport/,
+      );
+    });
+
+    it('10: headers_template and camelCase spellings are documented aliases', () => {
+      const [remote, stdio] = parse({
+        r: { url: 'https://a.test/mcp', headers_template: { Authorization: 'Bearer ${token}' } },
+        s: { command: 'x', allowedTools: ['safe_tool'], timeoutMs: 1000 },
+      });
+      expect(remote).toMatchObject({ headers: { Authorization: 'Bearer ${token}' } });
+      expect(stdio).toMatchObject({ allowedTools: ['safe_tool'], timeoutMs: 1000 });
+      expect(failure({ s: { command: 'x', allowedTools: ['a'], allowed_tools: ['b'] } })).toContain(
+        '"allowed_tools" is already given',
+      );
+    });
+
+    it('11: timeout_ms past 2^31-1 ms is refused (Node would fire the timer after 1 ms)', () => {
+      expect(failure({ s: { command: 'x', timeout_ms: 3_000_000_000 } })).toContain(
+        'mcpServers.s.timeout_ms: expected a positive whole number of milliseconds, at most 2147483647',
+      );
+      expect(parse({ s: { command: 'x', timeout_ms: 2_147_483_647 } })[0]?.timeoutMs).toBe(2_147_483_647);
+    });
+
+    it('11: ${VAR} is expanded in command and args; ${VAR:-default} gives a default', () => {
+      const [server] = parse(
+        {
+          s: { command: '${NODE_BIN}', args: ['${APP_DIR}/server.js', '--port=${PORT:-8080}', '${EMPTY:-}'] },
+        },
+        { NODE_BIN: '/usr/bin/node', APP_DIR: '/srv' },
+      );
+      expect(server).toMatchObject({ command: '/usr/bin/node', args: ['/srv/server.js', '--port=8080', ''] });
+      expect(failure({ s: { command: 'x', args: ['${UNSET_VAR}'] } })).toContain(
+        'mcpServers.s.args[0]: ${UNSET_VAR} is not set in the environment',
+      );
+    });
+
+    it('11: a UTF-8 byte-order mark is accepted', () => {
+      const servers = parseMcpConfig(
+        `\uFEFF${JSON.stringify({ mcpServers: { s: { command: 'x' } } })}`,
+        file,
+        {},
+      );
+      expect(servers[0]?.name).toBe('s');
+    });
+  });
 });

@@ -66,6 +66,8 @@ export class McpConfigError extends Error {
 
 /** Default per-call tool timeout. */
 export const defaultToolTimeoutMs = 30_000;
+/** Node's timers overflow past 2³¹−1 ms (and then fire after 1 ms), so no timeout may be longer. */
+const maxTimeoutMs = 2_147_483_647;
 
 const stringMap = z.record(z.string(), z.string());
 const serverSchema = z.object({
@@ -78,7 +80,7 @@ const serverSchema = z.object({
   url: z.string().min(1).optional(),
   headers: stringMap.optional(),
   allowed_tools: z.array(z.string()).optional(),
-  timeout_ms: z.number().int().positive().optional(),
+  timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
   system_instruction: z.string().optional(),
   response_instruction: z.string().optional(),
   auto_context_tool: z.string().min(1).optional(),
@@ -109,7 +111,7 @@ const expectations: Record<string, string> = {
   url: 'a non-empty string (an http:// or https:// URL)',
   headers: 'an object whose values are strings',
   allowed_tools: 'an array of tool names (strings)',
-  timeout_ms: 'a positive whole number of milliseconds',
+  timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs} (about 24.8 days)`,
   system_instruction: 'a string',
   response_instruction: 'a string',
   auto_context_tool: 'a non-empty string (a tool name of this server)',
@@ -119,6 +121,69 @@ const expectations: Record<string, string> = {
   openapi_base_url: 'a non-empty string (an http:// or https:// URL)',
   security: 'an object mapping security scheme names to string values',
 };
+
+/**
+ * Other spellings accepted on purpose: `headers_template` is the name in the server-types specification;
+ * camelCase is what some other hosts' configs use.
+ */
+const fieldAliases: Record<string, string> = {
+  headers_template: 'headers',
+  allowedTools: 'allowed_tools',
+  timeoutMs: 'timeout_ms',
+  systemInstruction: 'system_instruction',
+  responseInstruction: 'response_instruction',
+  autoContextTool: 'auto_context_tool',
+};
+const knownFields = Object.keys(serverSchema.shape);
+
+/** The known field closest to a misspelled one (edit distance ≤ 3, ignoring case and `_`), if any. */
+function closestField(field: string): string | undefined {
+  const fold = (text: string) => text.toLowerCase().replace(/[_-]/g, '');
+  let best: { name: string; distance: number } | undefined;
+  for (const name of [...knownFields, ...Object.keys(fieldAliases)]) {
+    const distance = editDistance(fold(field), fold(name));
+    if (distance <= 3 && (!best || distance < best.distance))
+      best = { name: fieldAliases[name] ?? name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(left: string, right: string): number {
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let row = 1; row <= left.length; row++) {
+    const current = [row];
+    for (let column = 1; column <= right.length; column++) {
+      const substitution = (previous[column - 1] as number) + (left[row - 1] === right[column - 1] ? 0 : 1);
+      current.push(
+        Math.min(substitution, (previous[column] as number) + 1, (current[column - 1] as number) + 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[right.length] as number;
+}
+
+/** Maps the accepted aliases to our field names; an unknown field is an error naming the closest known one. */
+function normalizeFields(raw: unknown, file: string, where: string): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const normalized: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(raw)) {
+    const canonical = fieldAliases[field] ?? field;
+    if (!knownFields.includes(canonical)) {
+      const suggestion = closestField(field);
+      throw new McpConfigError(
+        `${file}: ${where}.${field}: unknown field${suggestion ? `; did you mean "${suggestion}"?` : ''} (known fields: ${knownFields.join(', ')})`,
+      );
+    }
+    if (canonical in normalized) {
+      throw new McpConfigError(
+        `${file}: ${where}.${field}: "${canonical}" is already given; keep one of the two`,
+      );
+    }
+    normalized[canonical] = value;
+  }
+  return normalized;
+}
 
 const transportAliases: Record<string, TransportKind | 'builtin' | 'openapi'> = {
   stdio: 'stdio',
@@ -140,17 +205,24 @@ export function mcpConfigPath(env: NodeJS.ProcessEnv = process.env, cwd = proces
   return resolve(cwd, env.MCP_SERVERS_CONFIG || 'config/mcp_servers.json');
 }
 
-/** Replaces `${NAME}` with the environment's value; names the first variable that is unset. */
+/**
+ * Replaces `${NAME}` with the environment's value, and `${NAME:-default}` with the value or, when it is
+ * unset or empty, the default; names the first variable that is unset and has no default.
+ */
 function expand(value: string, env: NodeJS.ProcessEnv, where: string, file: string): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
-    const replacement = env[name];
-    if (replacement === undefined) {
-      throw new McpConfigError(
-        `${file}: ${where}: \${${name}} is not set in the environment; set ${name} or remove it`,
-      );
-    }
-    return replacement;
-  });
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_match, name: string, fallback?: string) => {
+      const replacement = env[name];
+      if (fallback !== undefined) return replacement ? replacement : fallback;
+      if (replacement === undefined) {
+        throw new McpConfigError(
+          `${file}: ${where}: \${${name}} is not set in the environment; set ${name} or remove it`,
+        );
+      }
+      return replacement;
+    },
+  );
 }
 
 function expandAll(values: Record<string, string>, env: NodeJS.ProcessEnv, where: string, file: string) {
@@ -188,7 +260,8 @@ export function parseMcpConfig(
 ): ServerConfig[] {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // Editors on Windows save UTF-8 with a byte-order mark; JSON.parse would call it a stray token.
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new McpConfigError(`${path}: is not valid JSON (${(error as Error).message})`);
   }
@@ -206,7 +279,7 @@ export function parseMcpConfig(
         `${path}: ${where}: server names may use letters, digits, "_", "-" and "." (1–64 characters)`,
       );
     }
-    const parsed = serverSchema.safeParse(raw);
+    const parsed = serverSchema.safeParse(normalizeFields(raw, path, where));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const field = String(issue?.path[0] ?? '');
@@ -250,8 +323,10 @@ export function parseMcpConfig(
       return {
         ...common,
         transport: 'stdio',
-        command: entry.command,
-        args: entry.args ?? [],
+        command: expand(entry.command, environment, `${where}.command`, path),
+        args: (entry.args ?? []).map((arg, index) =>
+          expand(arg, environment, `${where}.args[${index}]`, path),
+        ),
         env: expandAll(entry.env ?? {}, environment, `${where}.env`, path),
         cwd: isAbsolute(cwd) ? cwd : resolve(baseFolder, cwd),
       } satisfies StdioServerConfig;

@@ -241,7 +241,8 @@ export class McpClientManager {
       name: connection.config.name,
       transport: connection.config.transport,
       state: connection.state,
-      ...(connection.reason ? { reason: connection.reason } : {}),
+      // A reason may quote a server's stderr or an HTTP error body: it leaves only redacted.
+      ...(connection.reason ? { reason: this.redactor.redact(connection.reason) } : {}),
       toolCount: connection.state === 'connected' ? this.visibleTools(connection).length : 0,
     }));
   }
@@ -578,6 +579,8 @@ export class McpClientManager {
   private createTransport(connection: Connection): Transport {
     const config = connection.config;
     if (config.transport === 'stdio') {
+      // Secrets passed on purpose in the child's env are secrets of the host too.
+      this.redactor.add(environmentSecrets(config.env));
       const transport = new StdioClientTransport({
         command: config.command,
         args: config.args,

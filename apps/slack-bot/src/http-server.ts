@@ -1,0 +1,103 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerStatus } from '@ai-assistant/host-core';
+
+/** Slack's event and interaction payloads are a few KB; anything past this is refused unread. */
+export const maxRequestBodyBytes = 1024 * 1024;
+
+/** What `/healthz` says. Without `details` it carries states and counts only, no free text. */
+export function healthReport(servers: ServerStatus[] | undefined, details: boolean) {
+  const list = servers ?? [];
+  const down = list.filter((server) => server.state === 'failed').map((server) => server.name);
+  return {
+    status: down.length > 0 ? 'degraded' : 'ok',
+    mcp: {
+      enabled: servers !== undefined,
+      ...(down.length > 0 ? { down } : {}),
+      servers: list.map((server) => ({
+        name: server.name,
+        transport: server.transport,
+        state: server.state,
+        toolCount: server.toolCount,
+        ...(details && server.reason ? { reason: server.reason } : {}),
+      })),
+    },
+  };
+}
+
+/** The bot's one HTTP server: `/healthz`, and in HTTP mode Bolt's receiver behind a body-size cap. */
+export interface HttpServerOptions {
+  health: () => unknown;
+  /** Bolt's HTTPReceiver listener; absent in Socket Mode, where only `/healthz` is served. */
+  slack?: (request: IncomingMessage, response: ServerResponse) => void;
+  maxBodyBytes?: number;
+}
+
+function refuse(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'text/plain', connection: 'close' });
+  response.end(message);
+}
+
+/** Reads a request body up to `limit` bytes; undefined (after answering 413) when it is larger. */
+function readCapped(
+  request: IncomingMessage,
+  response: ServerResponse,
+  limit: number,
+): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      refuse(response, 413, `request body over ${limit} bytes`);
+      request.destroy();
+      return resolve(undefined);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        refuse(response, 413, `request body over ${limit} bytes`);
+        request.destroy();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', () => resolve(undefined));
+  });
+}
+
+export function createHttpServer(options: HttpServerOptions): Server {
+  const limit = options.maxBodyBytes ?? maxRequestBodyBytes;
+  return createServer(async (request, response) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path === '/healthz' && request.method === 'GET') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(options.health()));
+      return;
+    }
+    if (!options.slack) return refuse(response, 404, 'not found');
+    const body = await readCapped(request, response, limit);
+    if (!body) return;
+    // Bolt reads a body that is already buffered as `rawBody` instead of reading the stream again.
+    options.slack(Object.assign(request, { rawBody: body }), response);
+  });
+}
+
+/** Starts listening; a busy port is an error that names it and the variable that moves it. */
+export function listen(server: Server, port: number, host: string | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`port ${port} is already in use${host ? ` on ${host}` : ''}; set PORT to another port`)
+          : error,
+      );
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
