@@ -20,6 +20,7 @@ Options:
 
 Environment:
   KNOWLEDGE_DIR  folder of documents (when --docs is not given)
+  KNOWLEDGE_MAX_FILE_BYTES  largest file indexed (default 2097152); larger ones are skipped
   LOG_LEVEL      "info" (default) or "warn" (logs go to stderr)
 `;
 

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 
 /** One indexed document. */
@@ -83,32 +83,102 @@ export function splitPassages(
   return passages;
 }
 
-async function walk(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { withFileTypes: true });
-  const files: string[] = [];
-  for (const entry of entries) {
-    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
-    const full = join(folder, entry.name);
-    if (entry.isDirectory()) files.push(...(await walk(full)));
-    else files.push(full);
-  }
-  return files.sort();
+/** Largest file indexed by default (`KNOWLEDGE_MAX_FILE_BYTES` overrides). */
+export const defaultMaxFileBytes = 2 * 1024 * 1024;
+
+/** How {@link loadDocuments} reads a folder. */
+export interface LoadOptions {
+  maxFileBytes?: number;
 }
 
-/** Reads every Markdown and text file below `folder`; other files and unreadable ones are reported. */
+const isInside = (root: string, path: string) => path === root || path.startsWith(`${root}${sep}`);
+
+/**
+ * Every file below `folder` that may be read: links are resolved, and only regular files whose real path
+ * stays inside the real folder are kept. Links leaving it, FIFOs, sockets and devices are reported, never
+ * opened (opening a FIFO would block the server).
+ */
+async function walk(
+  root: string,
+  folder: string,
+  skipped: SkippedFile[],
+  seen: Set<string>,
+): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries.sort((left, right) => left.name.localeCompare(right.name))) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const full = join(folder, entry.name);
+    const shown = relative(root, full);
+    let real: string;
+    try {
+      real = await realpath(full);
+    } catch (error) {
+      skipped.push({
+        path: shown,
+        reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      });
+      continue;
+    }
+    if (!isInside(root, real)) {
+      skipped.push({ path: shown, reason: 'links outside the documents folder' });
+      continue;
+    }
+    const info = await stat(real);
+    if (info.isDirectory()) {
+      if (seen.has(real)) continue; // a link back to a folder already walked
+      seen.add(real);
+      files.push(...(await walk(root, full, skipped, seen)));
+    } else if (info.isFile()) files.push(full);
+    else skipped.push({ path: shown, reason: 'not a regular file (FIFO, socket or device)' });
+  }
+  return files;
+}
+
+/** Reads at most `limit + 1` bytes, so a file that lies about its size (as /proc files do) is still capped. */
+async function readCapped(path: string, limit: number): Promise<string | undefined> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(limit + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > limit) return undefined;
+    }
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads every Markdown and text file below `folder`; other files, and any not safe to read, are reported. */
 export async function loadDocuments(
   folder: string,
+  options: LoadOptions = {},
 ): Promise<{ documents: KnowledgeDocument[]; skipped: SkippedFile[] }> {
+  const maxFileBytes = options.maxFileBytes ?? defaultMaxFileBytes;
   const documents: KnowledgeDocument[] = [];
   const skipped: SkippedFile[] = [];
-  for (const path of await walk(folder)) {
-    const relativePath = relative(folder, path);
+  const root = await realpath(folder);
+  const files = await walk(root, root, skipped, new Set([root]));
+  for (const path of files) {
+    const relativePath = relative(root, path);
     if (!indexed.has(extname(path).toLowerCase())) {
       skipped.push({ path: relativePath, reason: 'not Markdown or plain text' });
       continue;
     }
     try {
-      const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
+      const info = await stat(path);
+      const text = info.size > maxFileBytes ? undefined : await readCapped(path, maxFileBytes);
+      if (text === undefined) {
+        skipped.push({
+          path: relativePath,
+          reason: `larger than ${maxFileBytes} bytes (KNOWLEDGE_MAX_FILE_BYTES)`,
+        });
+        continue;
+      }
       const heading = /^#\s+(.+)$/m.exec(text)?.[1]?.trim();
       documents.push({
         id: documentId(relativePath),

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { parseCommandLine, usage } from './cli.js';
+import { defaultMaxFileBytes } from './documents.js';
 import { serveHttp } from './http.js';
 import { KnowledgeBase } from './knowledge-base.js';
 import { stderrLogger } from './log.js';
@@ -31,7 +32,13 @@ async function main(): Promise<void> {
   const logger = stderrLogger({
     quiet: process.env.LOG_LEVEL === 'warn' || process.env.LOG_LEVEL === 'error',
   });
-  const knowledge = new KnowledgeBase(folder, logger);
+  const maxFileBytes = Number(process.env.KNOWLEDGE_MAX_FILE_BYTES || defaultMaxFileBytes);
+  if (!Number.isInteger(maxFileBytes) || maxFileBytes < 1) {
+    process.stderr.write('mcp-server-knowledge: KNOWLEDGE_MAX_FILE_BYTES must be a positive whole number\n');
+    process.exitCode = 2;
+    return;
+  }
+  const knowledge = new KnowledgeBase(folder, logger, { maxFileBytes });
   await knowledge.rebuild();
   const servers = new Set<McpServer>();
   const newServer = () => {

@@ -2,6 +2,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import MiniSearch from 'minisearch';
 import {
   type KnowledgeDocument,
+  type LoadOptions,
   loadDocuments,
   type Passage,
   type SkippedFile,
@@ -9,6 +10,9 @@ import {
 } from './documents.js';
 import type { Logger } from './log.js';
 import { tokenize } from './tokenize.js';
+
+/** Passages indexed between two yields to the event loop while (re)building. */
+const indexSlice = 200;
 
 /** One search hit. */
 export interface SearchHit {
@@ -51,19 +55,24 @@ export class KnowledgeBase {
   constructor(
     readonly folder: string,
     private readonly logger: Logger,
+    private readonly options: LoadOptions = {},
   ) {}
 
   /** Reads the folder and (re)builds the index; the old index serves until the new one is ready. */
   rebuild(): Promise<void> {
     this.building = this.building.then(async () => {
       const started = performance.now();
-      const { documents, skipped } = await loadDocuments(this.folder);
+      const { documents, skipped } = await loadDocuments(this.folder, this.options);
       const index = createIndex();
       let passages = 0;
+      // Indexed in slices, yielding to the event loop, so searches keep being answered from the old index.
       for (const document of documents) {
         const pieces = splitPassages(document, !document.path.endsWith('.txt'));
         passages += pieces.length;
-        index.addAll(pieces);
+        for (let start = 0; start < pieces.length; start += indexSlice) {
+          index.addAll(pieces.slice(start, start + indexSlice));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }
       this.index = index;
       this.documents = new Map(documents.map((document) => [document.id, document]));

@@ -13,37 +13,69 @@ export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
     .map(([, value]) => value as string);
 }
 
+/** Every form in which a secret may travel: itself, its credential part, URL-encoded, base64. */
+function derivedForms(value: string): string[] {
+  const forms = [value];
+  // Header values like "Bearer abc…": the credential alone is a secret too.
+  const credential = /^(?:Bearer|Basic|Token)\s+(.+)$/i.exec(value)?.[1];
+  if (credential) forms.push(credential);
+  for (const form of [...forms]) {
+    forms.push(encodeURIComponent(form));
+    // HTTP Basic sends base64("user:password"); a server quoting the header back must not leak it.
+    forms.push(Buffer.from(form, 'utf8').toString('base64'));
+    forms.push(Buffer.from(form, 'utf8').toString('base64').replace(/=+$/, ''));
+  }
+  return forms.filter((form) => form.length >= minimumLength);
+}
+
 /**
  * The one redaction helper: knows every secret value (environment secrets, configured header values,
- * per-request tokens) and replaces them with [REDACTED] in any text or log record.
+ * per-request tokens, and the forms derived from them) and replaces them with [REDACTED] in any text or
+ * log record. Secrets of the environment and the config are pinned; per-request tokens are kept for the
+ * newest {@link maximumRemembered} only, so a flood of tokens never evicts the important ones.
  */
 export class Redactor {
-  private readonly secrets = new Set<string>();
+  private readonly pinned = new Set<string>();
+  private readonly recent = new Set<string>();
+  /** Every secret, longest first (so a value containing another is replaced whole); rebuilt on change. */
+  private ordered: string[] | undefined;
 
   constructor(initial: Iterable<string> = []) {
-    this.add(initial);
+    this.pin(initial);
   }
 
-  /** Remembers more secret values (short ones are ignored: they would mangle ordinary text). */
+  /** Remembers secrets for the life of the process (environment and configuration). */
+  pin(values: Iterable<string | undefined>): void {
+    for (const value of values) {
+      if (!value || value.length < minimumLength) continue;
+      for (const form of derivedForms(value)) {
+        this.pinned.add(form);
+        this.recent.delete(form);
+      }
+      this.ordered = undefined;
+    }
+  }
+
+  /** Remembers per-request secrets (short ones are ignored: they would mangle ordinary text). */
   add(values: Iterable<string | undefined>): void {
     for (const value of values) {
       if (!value || value.length < minimumLength) continue;
-      if (this.secrets.size >= maximumRemembered)
-        this.secrets.delete(this.secrets.values().next().value as string);
-      this.secrets.add(value);
-      // Header values like "Bearer abc…": the credential alone is a secret too.
-      const credential = /^(?:Bearer|Basic|Token)\s+(.+)$/i.exec(value)?.[1];
-      if (credential && credential.length >= minimumLength) this.secrets.add(credential);
-      const encoded = encodeURIComponent(value);
-      if (encoded !== value) this.secrets.add(encoded);
+      for (const form of derivedForms(value)) {
+        if (this.pinned.has(form)) continue;
+        this.recent.delete(form); // re-inserted as the newest
+        this.recent.add(form);
+        if (this.recent.size > maximumRemembered)
+          this.recent.delete(this.recent.values().next().value as string);
+      }
+      this.ordered = undefined;
     }
   }
 
   /** The text with every known secret replaced. */
   redact(text: string): string {
+    this.ordered ??= [...this.pinned, ...this.recent].sort((left, right) => right.length - left.length);
     let result = text;
-    // Longest first, so a value containing another is replaced whole.
-    for (const secret of [...this.secrets].sort((left, right) => right.length - left.length)) {
+    for (const secret of this.ordered) {
       if (result.includes(secret)) result = result.split(secret).join('[REDACTED]');
     }
     return result;

@@ -16,6 +16,8 @@ interface CommonServerConfig {
   systemInstruction?: string;
   responseInstruction?: string;
   autoContextTool?: string;
+  /** Largest HTTP response body read from this server (http, sse, openapi). */
+  maxResponseBytes?: number;
   disabled: boolean;
 }
 
@@ -81,6 +83,7 @@ const serverSchema = z.object({
   headers: stringMap.optional(),
   allowed_tools: z.array(z.string()).optional(),
   timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
+  max_response_bytes: z.number().int().positive().optional(),
   system_instruction: z.string().optional(),
   response_instruction: z.string().optional(),
   auto_context_tool: z.string().min(1).optional(),
@@ -112,6 +115,7 @@ const expectations: Record<string, string> = {
   headers: 'an object whose values are strings',
   allowed_tools: 'an array of tool names (strings)',
   timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs} (about 24.8 days)`,
+  max_response_bytes: 'a positive whole number of bytes',
   system_instruction: 'a string',
   response_instruction: 'a string',
   auto_context_tool: 'a non-empty string (a tool name of this server)',
@@ -314,6 +318,7 @@ export function parseMcpConfig(
       systemInstruction: entry.system_instruction,
       responseInstruction: entry.response_instruction,
       autoContextTool: entry.auto_context_tool,
+      ...(entry.max_response_bytes ? { maxResponseBytes: entry.max_response_bytes } : {}),
       disabled,
     };
     if (kind === 'stdio') {

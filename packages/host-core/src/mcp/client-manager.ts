@@ -14,7 +14,9 @@ import {
 import type { ServerConfig } from '../config/mcp-config.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
+import { defaultMaxResponseBytes } from '../tools/openapi-tools.js';
 import type { JsonSchema, ToolDefinition } from '../types.js';
+import { capResponse } from './capped-response.js';
 import {
   McpToolCancelledError,
   McpToolCredentialsError,
@@ -504,7 +506,12 @@ export class McpClientManager {
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      return await local.call(tool, args, { signal: combined, timeoutMs, tokens });
+      return await local.call(tool, args, {
+        signal: combined,
+        timeoutMs,
+        tokens,
+        secrets: (values) => this.redactor.add(values),
+      });
     } catch (error) {
       if (timeout.aborted && !signal?.aborted)
         throw new McpToolTimeoutError(tool, '', timeoutMs, { cause: error });
@@ -580,7 +587,7 @@ export class McpClientManager {
     const config = connection.config;
     if (config.transport === 'stdio') {
       // Secrets passed on purpose in the child's env are secrets of the host too.
-      this.redactor.add(environmentSecrets(config.env));
+      this.redactor.pin(environmentSecrets(config.env));
       const transport = new StdioClientTransport({
         command: config.command,
         args: config.args,
@@ -601,7 +608,7 @@ export class McpClientManager {
     const remote = config;
     if (remote.transport !== 'http' && remote.transport !== 'sse')
       throw new Error(`${remote.transport} has no transport`);
-    this.redactor.add(Object.values(fillHeaders(remote.headers, {}, this.env).headers));
+    this.redactor.pin(Object.values(fillHeaders(remote.headers, {}, this.env).headers));
     // Headers are filled on every request from that request's tokens (or the environment).
     const fetchWithHeaders = (input: string | URL | Request, init?: RequestInit) => {
       const headers = new Headers(init?.headers);
@@ -610,7 +617,9 @@ export class McpClientManager {
       )) {
         headers.set(header, value);
       }
-      return fetch(input, { ...init, headers });
+      return fetch(input, { ...init, headers }).then((response) =>
+        capResponse(response, remote.maxResponseBytes ?? defaultMaxResponseBytes),
+      );
     };
     const url = new URL(remote.url);
     return remote.transport === 'http'
@@ -628,7 +637,7 @@ export class McpClientManager {
     if (config.transport === 'builtin' || config.transport === 'openapi') {
       try {
         if (config.transport === 'openapi') {
-          this.redactor.add(
+          this.redactor.pin(
             Object.values(fillHeaders({ ...config.headers, ...config.security }, {}, this.env).headers),
           );
         }

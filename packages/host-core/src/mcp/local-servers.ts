@@ -11,6 +11,8 @@ export interface LocalCallContext {
   signal: AbortSignal;
   timeoutMs: number;
   tokens: RequestTokens;
+  /** Registers credentials this call sends (in their final form) with the host's redactor. */
+  secrets?: (values: string[]) => void;
 }
 
 /** A server that lives inside the host (no process, or only an HTTP API behind it). */
@@ -95,12 +97,15 @@ export function openApiServer(
         const basic = /^Basic \{\{base64:(.*)\}\}$/.exec(value);
         if (basic) headers.headers[header] = `Basic ${Buffer.from(basic[1] ?? '').toString('base64')}`;
       }
+      // Whatever the server quotes back of these (a 403 echoing Authorization) is then redacted.
+      context.secrets?.([...Object.values(headers.headers), ...Object.values(query.headers)]);
       const result = await callOperation(operation, args, {
         baseUrl: config.baseUrl,
         headers: headers.headers,
         query: query.headers,
         timeoutMs: context.timeoutMs,
         signal: context.signal,
+        maxResponseBytes: config.maxResponseBytes,
       });
       return text(result.text, result.isError);
     },
