@@ -2,14 +2,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { parseCommandLine, usage } from './cli.js';
 import { defaultMaxFileBytes } from './documents.js';
 import { serveHttp } from './http.js';
 import { KnowledgeBase } from './knowledge-base.js';
 import { stderrLogger } from './log.js';
-import { createServer } from './server.js';
+import { sessionServers } from './server.js';
 import { version } from './version.js';
 
 async function main(): Promise<void> {
@@ -40,16 +39,10 @@ async function main(): Promise<void> {
   }
   const knowledge = new KnowledgeBase(folder, logger, { maxFileBytes });
   await knowledge.rebuild();
-  const servers = new Set<McpServer>();
-  const newServer = () => {
-    const server = createServer({ knowledge });
-    servers.add(server);
-    return server;
-  };
+  const sessions = sessionServers(knowledge);
+  const newServer = sessions.newServer;
   // A changed folder: rebuild, then tell every connected client its resource list changed.
-  knowledge.watch(() => {
-    for (const server of servers) if (server.isConnected()) server.sendResourceListChanged();
-  });
+  knowledge.watch(() => sessions.notifyResourcesChanged());
 
   let shutDown: () => Promise<void>;
   if (command.http) {

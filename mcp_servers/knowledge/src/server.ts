@@ -217,3 +217,27 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
 
 export { KnowledgeBase } from './knowledge-base.js';
 export { tokenize } from './tokenize.js';
+
+/**
+ * One MCP server per client session over a shared knowledge base. A server leaves the set when its
+ * session closes, so closed sessions free their memory.
+ */
+export function sessionServers(knowledge: KnowledgeBase): {
+  newServer: () => McpServer;
+  notifyResourcesChanged: () => void;
+  size: () => number;
+} {
+  const servers = new Set<McpServer>();
+  return {
+    newServer() {
+      const server = createServer({ knowledge });
+      servers.add(server);
+      server.server.onclose = () => servers.delete(server);
+      return server;
+    },
+    notifyResourcesChanged() {
+      for (const server of servers) if (server.isConnected()) void server.sendResourceListChanged();
+    },
+    size: () => servers.size,
+  };
+}

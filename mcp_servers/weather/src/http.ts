@@ -19,12 +19,18 @@ export interface HttpOptions {
   logger: Logger;
   /** Builds one MCP server per session. */
   newServer: () => McpServer;
+  /** A session unused this long is closed (default 30 minutes). */
+  sessionIdleMs?: number;
+  /** Live sessions at most; a new one beyond that closes the least recently used (default 1000). */
+  maxSessions?: number;
 }
 
 /** A running Streamable HTTP endpoint. */
 export interface HttpHandle {
   url: string;
   server: Server;
+  /** Sessions currently open. */
+  sessionCount(): number;
   close(): Promise<void>;
 }
 
@@ -58,7 +64,28 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 /** Serves MCP over Streamable HTTP at `/mcp`, one session per client, with Host/Origin checks. */
 export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const allowed = new Set([...loopbackNames, hostnameOf(options.host), ...(options.allowedHosts ?? [])]);
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  // Insertion order is recency order: a used session is moved to the end, the first is the least recent.
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const maxSessions = options.maxSessions ?? 1000;
+  const touch = (id: string) => {
+    const session = sessions.get(id);
+    if (!session) return undefined;
+    sessions.delete(id);
+    session.lastUsed = Date.now();
+    sessions.set(id, session);
+    return session.transport;
+  };
+  const expire = () => {
+    const cutoff = Date.now() - idleMs;
+    for (const [id, session] of sessions) {
+      if (session.lastUsed > cutoff) break; // the rest were used more recently
+      options.logger.info('session expired', { session: id });
+      void session.transport.close();
+    }
+  };
+  const sweeper = setInterval(expire, Math.min(idleMs, 60_000));
+  sweeper.unref();
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const path = new URL(request.url ?? '/', 'http://placeholder').pathname;
@@ -70,7 +97,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       return sendJsonRpcError(response, 403, `Forbidden host or origin: ${host}`);
     }
     const sessionId = request.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const existing = typeof sessionId === 'string' ? touch(sessionId) : undefined;
     if (request.method !== 'POST') {
       if (!existing) return sendJsonRpcError(response, 400, 'Bad request: unknown or missing session id');
       return existing.handleRequest(request, response);
@@ -100,11 +127,24 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, transport);
+        sessions.set(id, { transport, lastUsed: Date.now() });
+        if (sessions.size > maxSessions) {
+          const [oldest, session] = sessions.entries().next().value as [
+            string,
+            { transport: StreamableHTTPServerTransport },
+          ];
+          options.logger.warn('session limit reached; closing the least recently used', {
+            session: oldest,
+            maxSessions,
+          });
+          sessions.delete(oldest);
+          void session.transport.close();
+        }
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId && sessions.get(transport.sessionId)?.transport === transport)
+        sessions.delete(transport.sessionId);
     };
     await options.newServer().connect(transport);
     await transport.handleRequest(request, response, body);
@@ -127,8 +167,10 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   return {
     url: `http://${hostForUrl}:${port}/mcp`,
     server,
+    sessionCount: () => sessions.size,
     async close() {
-      await Promise.allSettled([...sessions.values()].map((transport) => transport.close()));
+      clearInterval(sweeper);
+      await Promise.allSettled([...sessions.values()].map((session) => session.transport.close()));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

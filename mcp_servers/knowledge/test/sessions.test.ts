@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpHandle, serveHttp } from '../src/http.js';
+import { KnowledgeBase } from '../src/knowledge-base.js';
+import { sessionServers } from '../src/server.js';
+
+const quiet = { info() {}, warn() {}, error() {} };
+
+async function until(check: () => boolean, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  return check();
+}
+
+describe('hardening 8: HTTP sessions end', () => {
+  let folder: string;
+  let knowledge: KnowledgeBase;
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'kb-sessions-'));
+    writeFileSync(join(folder, 'a.md'), '# A\n\nsome text\n');
+    knowledge = new KnowledgeBase(folder, quiet);
+    await knowledge.rebuild();
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  async function open(handle: HttpHandle) {
+    const transport = new StreamableHTTPClientTransport(new URL(handle.url));
+    const client = new Client({ name: 'session-test', version: '0' });
+    await client.connect(transport);
+    return { client, transport };
+  }
+
+  it('a session closed with DELETE frees its transport and its MCP server (200 sessions)', async () => {
+    const servers = sessionServers(knowledge);
+    const handle = await serveHttp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: quiet,
+      newServer: servers.newServer,
+    });
+    try {
+      for (let index = 0; index < 200; index++) {
+        const { client, transport } = await open(handle);
+        await transport.terminateSession();
+        await client.close();
+      }
+      expect(await until(() => handle.sessionCount() === 0 && servers.size() === 0)).toBe(true);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('live sessions are capped: beyond maxSessions the least recently used is closed', async () => {
+    const servers = sessionServers(knowledge);
+    const handle = await serveHttp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: quiet,
+      newServer: servers.newServer,
+      maxSessions: 20,
+    });
+    const clients: Client[] = [];
+    try {
+      for (let index = 0; index < 50; index++) clients.push((await open(handle)).client);
+      expect(handle.sessionCount()).toBe(20);
+      expect(await until(() => servers.size() === 20)).toBe(true);
+      // The newest still works; the first, evicted, is told its session is gone.
+      expect((await clients[49]?.listTools())?.tools.length).toBeGreaterThan(0);
+      await expect(clients[0]?.listTools()).rejects.toThrow(/404|session/i);
+    } finally {
+      await Promise.allSettled(clients.map((client) => client.close()));
+      await handle.close();
+    }
+  });
+
+  it('an idle session expires', async () => {
+    const servers = sessionServers(knowledge);
+    const handle = await serveHttp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: quiet,
+      newServer: servers.newServer,
+      sessionIdleMs: 100,
+    });
+    try {
+      const { client } = await open(handle);
+      expect(handle.sessionCount()).toBe(1);
+      expect(await until(() => handle.sessionCount() === 0 && servers.size() === 0)).toBe(true);
+      await client.close();
+    } finally {
+      await handle.close();
+    }
+  });
+});
