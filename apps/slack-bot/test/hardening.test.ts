@@ -2,9 +2,14 @@ import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './harness.js';
+import { markdownToMrkdwn } from '../src/format/slack-text.js';
+import { toolStatus } from '../src/slack/answer.js';
+import { botUserId } from './fake-slack.js';
+import { type Harness, startHarness, waitFor } from './harness.js';
+import { completion } from './weather-model.js';
 
 const upstreamToken = 'upstream-secret-token-4242';
 const bearer = 'remote-bearer-secret-9999';
@@ -149,7 +154,7 @@ describe('hardening 5: /slack/events caps the body before reading it', () => {
     const chunked = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: fiftyMegabytes(),
+      body: Readable.from(fiftyMegabytes()),
     }).catch((error: { code?: string }) => ({ statusCode: error.code, body: undefined }));
     // Chunked: read up to the cap, then 413 (or the socket closed while the client was still sending).
     expect([413, 'UND_ERR_SOCKET', 'EPIPE', 'ECONNRESET']).toContain(chunked.statusCode);
@@ -164,5 +169,101 @@ describe('hardening 5: /slack/events caps the body before reading it', () => {
     });
     expect(small.statusCode).toBe(401);
     await small.body.dump();
+  });
+});
+
+// Everything a model (or a tool's text quoted by it) might try, to ping a channel or fake a link.
+const tricks = [
+  '[docs](https://example.com/a><!channel><x)',
+  '`<!channel>` and `<!here>`',
+  '```\n<!here> <@U0ADMIN>\n```',
+  'plain <!channel> <!here> <!everyone> <@U0ADMIN> <#C0GENERAL> <!subteam^S0TEAM>',
+  '<https://evil.example|https://slack.com>',
+  '[https://slack.com](https://evil.example)',
+  '[click](javascript:alert(1)) [x](https://ok.example|<!channel>)',
+  '<b><!channel></b> &lt;!channel&gt; &#60;!here&#62;',
+  '**<!channel>** _<@U0ADMIN>_ ~~<!here>~~',
+  '| a | b |\n|---|---|\n| <!channel> | <@U0ADMIN> |',
+  '> <!channel>\n- <!here>\n1. <@U0ADMIN>',
+  '![<!channel>](https://img.example/a.png)',
+].join('\n\n');
+
+/** Slack would turn these into pings or links that hide their target. */
+const unsafe = /<(?!https?:\/\/[^\s<>|]+(?:\|[^<>]*)?>)|<!|<@|<#/;
+
+describe('hardening 4: model and tool text can never ping the channel or spoof a link', () => {
+  let harness: Harness;
+  afterEach(() => harness?.close());
+
+  async function ask(text: string) {
+    const ts = harness.slack.say('C400', `<@${botUserId}> ${text}`);
+    await harness.slack.push({
+      type: 'app_mention',
+      channel: 'C400',
+      user: 'UHUMAN01',
+      text: `<@${botUserId}> ${text}`,
+      ts,
+      event_ts: ts,
+    });
+    return ts;
+  }
+  const posted = () =>
+    harness.slack.calls
+      .filter((call) => /^chat\.(postMessage|update|startStream|appendStream|stopStream)$/.test(call.method))
+      .map((call) => String(call.args.text ?? call.args.markdown_text ?? ''))
+      .filter(Boolean);
+
+  it('the converter escapes every trick in the catalogue', () => {
+    const converted = markdownToMrkdwn(tricks);
+    expect(converted).not.toMatch(unsafe);
+    expect(converted).toContain('<https://img.example/a.png|&lt;!channel&gt;>'); // a real link, its label inert
+    expect(converted).toContain('&lt;!channel&gt;');
+    expect(markdownToMrkdwn('[ok](https://www.jma.go.jp/bosai/)')).toBe('<https://www.jma.go.jp/bosai/|ok>');
+  });
+
+  it('chat.postMessage and chat.update: the answer is posted escaped', async () => {
+    harness = await startHarness();
+    harness.llm.respondWith((request) => completion(request, { text: tricks }));
+    const ts = await ask('hello');
+    await waitFor(() => posted().some((text) => text.includes('javascript')));
+    expect(posted().filter((text) => unsafe.test(text))).toEqual([]);
+    expect(harness.slack.thread('C400', ts).length).toBeGreaterThan(1);
+  });
+
+  it('streaming (chat.startStream / appendStream): every chunk is escaped', async () => {
+    harness = await startHarness({ env: { SLACK_STREAMING: 'true' } });
+    harness.llm.respondWith((request) => completion(request, { text: tricks }));
+    await ask('hello');
+    await waitFor(() => harness.slack.callsOf('chat.stopStream').length > 0);
+    const streamed = harness.slack.calls
+      .filter((call) => /Stream$/.test(call.method))
+      .map((call) => String(call.args.markdown_text ?? ''))
+      .join('');
+    expect(streamed).toContain('&lt;!channel&gt;');
+    expect(streamed).not.toMatch(/<!|<@|<#/);
+    expect(posted().filter((text) => unsafe.test(text))).toEqual([]);
+  });
+
+  it('the error path: a vendor error quoting a ping is posted escaped', async () => {
+    harness = await startHarness();
+    harness.llm.respondWith(() => ({
+      status: 400,
+      json: { error: { message: 'bad request <!channel> <@U0ADMIN>', type: 'invalid_request_error' } },
+    }));
+    await ask('hello');
+    await waitFor(() => posted().some((text) => text.includes('⚠️')));
+    expect(posted().filter((text) => unsafe.test(text))).toEqual([]);
+  });
+
+  it('the progress line: a tool named lookup<!channel> is shown escaped', () => {
+    const status = toolStatus({
+      type: 'tool_start',
+      id: 'c1',
+      name: 'mcp__x__lookup',
+      tool: 'lookup<!channel>',
+      server: 'x',
+      arguments: {},
+    });
+    expect(status).toBe('🔧 「lookup&lt;!channel&gt;」を実行しています…');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToMrkdwn } from './markdown-to-mrkdwn.js';
+import { markdownToMrkdwn } from './slack-text.js';
 import { splitMessage } from './split-message.js';
 
 // Shaped like what GPT-4o and Claude answer to weather questions.
@@ -21,7 +21,7 @@ print("a < b && c > d")
 Use \`get_weather(**kwargs)\` for details & more.`;
 
 describe('Markdown → Slack mrkdwn', () => {
-  it('converts headings, bold, italic, lists, links and strikethrough; leaves code alone', () => {
+  it('converts headings, bold, italic, lists, links and strikethrough; code stays unformatted (escaped, as Slack shows it)', () => {
     expect(markdownToMrkdwn(answer)).toBe(`*東京の天気（3月12日）*
 
 *今日*は晴れ時々くもりで、_最高気温は13°C_です。
@@ -34,7 +34,7 @@ describe('Markdown → Slack mrkdwn', () => {
 
 \`\`\`
 # code is left alone: **not bold**, [not](a link)
-print("a < b && c > d")
+print("a &lt; b &amp;&amp; c &gt; d")
 \`\`\`
 
 Use \`get_weather(**kwargs)\` for details &amp; more.`);

@@ -1,7 +1,7 @@
 import { ChatCancelledError, type ChatEvent, type ChatService, type Logger } from '@ai-assistant/host-core';
 import { LLMProviderError } from '@ai-assistant/llm-providers';
 import type { App } from '@slack/bolt';
-import { markdownToMrkdwn } from '../format/markdown-to-mrkdwn.js';
+import { escapeSlackText, markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
 import { type BotIdentity, fetchThread, threadToHistory } from './thread-history.js';
 
@@ -27,10 +27,10 @@ export interface AnswerDependencies {
   streaming: boolean;
 }
 
-/** The status line shown while a tool runs. */
+/** The status line shown while a tool runs (a tool's name is a server's text: escaped). */
 export function toolStatus(event: Extract<ChatEvent, { type: 'tool_start' }>): string {
   if (event.tool === 'get_weather' || event.server === 'weather') return '🌤️ 天気を調べています…';
-  return `🔧 「${event.tool ?? event.name}」を実行しています…`;
+  return `🔧 「${escapeSlackText(event.tool ?? event.name)}」を実行しています…`;
 }
 
 /** Plain words for a failure, to post in the thread. Detail goes to the log. */
@@ -46,7 +46,7 @@ export function failureText(error: unknown): string {
       case 'CONTEXT_TOO_LONG':
         return '⚠️ このスレッドは長すぎて AI が読み切れません。新しいスレッドで質問してください。';
       default:
-        return `⚠️ AI サービスがエラーを返しました（${error.userMessage}）`;
+        return `⚠️ AI サービスがエラーを返しました（${escapeSlackText(error.userMessage)}）`;
     }
   }
   if (error instanceof ChatCancelledError) return '⚠️ 回答を中断しました。';
@@ -143,7 +143,8 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
             .then(() => update(toolStatus(event)).then(() => undefined))
             .catch(() => undefined);
         } else if (event.type === 'text_delta') {
-          stream?.push(event.text);
+          // Streamed text reaches Slack unconverted: escaped, so it can neither ping nor fake a link.
+          stream?.push(escapeSlackText(event.text));
         }
       },
     });

@@ -1,0 +1,116 @@
+import type { Nodes, Parents } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+
+// Text from a model or a tool is data. Slack parses `<…>` (mentions, `<!channel>`, links) and `&` entities
+// in every text field, code included, so every piece of such text passes through escapeSlackText, and
+// the only `<…>` this module writes is a link whose URL it checked.
+
+/** Escapes `&`, `<` and `>` so Slack shows the text as written and parses nothing in it. */
+export function escapeSlackText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A URL Slack may link: http(s), with nothing that could end or split `<url|label>`. */
+function linkable(url: string): boolean {
+  return /^https?:\/\/[^\s<>|]+$/i.test(url);
+}
+
+function link(url: string, label: string): string {
+  if (!linkable(url)) return label ? `${label} (${escapeSlackText(url)})` : escapeSlackText(url);
+  const target = escapeSlackText(url);
+  return label && label !== target ? `<${target}|${label}>` : `<${target}>`;
+}
+
+function inline(node: Nodes): string {
+  switch (node.type) {
+    case 'text':
+      return escapeSlackText(node.value);
+    case 'inlineCode':
+      return `\`${escapeSlackText(node.value)}\``;
+    case 'strong':
+      return `*${children(node)}*`;
+    case 'emphasis':
+      return `_${children(node)}_`;
+    case 'delete':
+      return `~${children(node)}~`;
+    case 'break':
+      return '\n';
+    case 'link':
+      return link(node.url, children(node));
+    case 'image':
+      return link(node.url, escapeSlackText(node.alt ?? ''));
+    case 'html':
+      return escapeSlackText(node.value);
+    case 'footnoteReference':
+      return `[${escapeSlackText(node.label ?? node.identifier)}]`;
+    default:
+      return 'children' in node ? children(node) : 'value' in node ? escapeSlackText(String(node.value)) : '';
+  }
+}
+
+function children(node: Parents): string {
+  return node.children.map((child) => inline(child)).join('');
+}
+
+const indentLines = (text: string, prefix: string) =>
+  text
+    .split('\n')
+    .map((line) => (line ? `${prefix}${line}` : line))
+    .join('\n');
+
+function block(node: Nodes, depth: number): string {
+  switch (node.type) {
+    case 'root':
+      return blocks(node.children, depth);
+    case 'paragraph':
+      return children(node);
+    case 'heading':
+      return `*${children(node).replace(/^\*(.*)\*$/s, '$1')}*`;
+    case 'code':
+      // Slack ignores a language tag; it is dropped so it is not shown as code.
+      return `\`\`\`\n${escapeSlackText(node.value)}\n\`\`\``;
+    case 'blockquote':
+      return indentLines(blocks(node.children, depth), '> ');
+    case 'thematicBreak':
+      return '──────────';
+    case 'list':
+      return node.children
+        .map((item, index) => {
+          const marker = node.ordered ? `${(node.start ?? 1) + index}.` : '•';
+          const body = item.children.map((child) => block(child, depth + 1)).join('\n');
+          const [first = '', ...rest] = body.split('\n');
+          const check = item.checked === true ? '☑ ' : item.checked === false ? '☐ ' : '';
+          return [`${marker} ${check}${first}`, ...rest.map((line) => (line ? `  ${line}` : line))].join(
+            '\n',
+          );
+        })
+        .join('\n');
+    case 'table':
+      return node.children.map((row) => row.children.map((cell) => children(cell)).join(' | ')).join('\n');
+    case 'html':
+      return escapeSlackText(node.value);
+    case 'definition':
+      return '';
+    default:
+      return inline(node);
+  }
+}
+
+function blocks(nodes: Nodes[], depth: number): string {
+  return nodes
+    .map((node) => block(node, depth))
+    .filter((text) => text !== '')
+    .join('\n\n');
+}
+
+/**
+ * Converts a model's Markdown to Slack mrkdwn with a real Markdown parser (GFM: tables, strikethrough,
+ * autolinks). Every text node is escaped, code included; links are kept only for http(s) URLs without
+ * `<`, `>` or `|`. The result can never contain `<!…>` or `<@…>`.
+ */
+export function markdownToMrkdwn(markdown: string): string {
+  const tree = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  return block(tree, 0);
+}
