@@ -258,7 +258,7 @@ describe('hardening 4: model and tool text can never ping the channel or spoof a
   it('the progress line: a tool named lookup<!channel> is shown escaped', () => {
     const status = toolStatus({
       type: 'tool_start',
-      id: 'c1',
+      callId: 'c1',
       name: 'mcp__x__lookup',
       tool: 'lookup<!channel>',
       server: 'x',
