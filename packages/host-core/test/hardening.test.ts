@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { Redactor } from '../src/redaction.js';
-import { fixtures } from './helpers.js';
+import { fixtures, recordingLogger } from './helpers.js';
 
 /** A loopback REST API that logs every request and lets each test decide the answer. */
 async function startApi(answer: (request: IncomingMessage) => { status: number; body: string | Buffer }) {
@@ -277,6 +277,30 @@ describe('hardening 6: HTTP responses are read under a byte cap', () => {
       expect((failure as Error).message).toContain('larger than 1000000 bytes (max_response_bytes)');
       expect(grownMb).toBeLessThan(60);
       expect((await manager.callTool('mcp__big__small', {})).text).toBe('still here');
+    } finally {
+      await manager.close();
+    }
+  });
+});
+
+describe('hardening 12: too many tools', () => {
+  it('a config offering more tools than a provider accepts is warned about at load', async () => {
+    const mcpServers = Object.fromEntries(
+      Array.from({ length: 70 }, (_, index) => [
+        `utility${index}`,
+        { type: 'builtin', tools: [{ name: 'get_current_time' }, { name: 'calculate' }] },
+      ]),
+    );
+    const servers = parseMcpConfig(JSON.stringify({ mcpServers }), join(fixtures, 'mcp_servers.json'), {});
+    const logger = recordingLogger();
+    const manager = new McpClientManager({ env: {}, logger });
+    try {
+      await manager.connect(servers);
+      expect(manager.listTools()).toHaveLength(140);
+      const warning = logger.lines.find(
+        (line) => line.level === 'warn' && /more than OpenAI accepts/.test(line.message),
+      );
+      expect(warning?.fields).toMatchObject({ tools: 140, limit: 128 });
     } finally {
       await manager.close();
     }

@@ -533,3 +533,41 @@ describe('vendor errors become one error type, safe to show', () => {
     });
   });
 });
+
+describe('hardening 12: never more tools than the vendor accepts', () => {
+  const many: ToolDefinition[] = Array.from({ length: 600 }, (_, index) => ({
+    name: `mcp__server${Math.floor(index / 3)}__tool_${index}`,
+    description: `Generic tool number ${index} for records`,
+    inputSchema: { type: 'object', properties: {} },
+  }));
+  // The relevant one comes last in the servers' order.
+  const tools = [...many, weatherTool];
+  const completion = { json: { model: 'm', choices: [{ index: 0, message: { content: 'ok' } }] } };
+
+  it('OpenAI and Anthropic requests carry at most 128 tools, the relevant ones kept, the rest logged', async () => {
+    const warnings: Array<Record<string, unknown>> = [];
+    const logger = {
+      debug() {},
+      info() {},
+      error() {},
+      warn: (fields: Record<string, unknown>) => warnings.push(fields),
+    };
+    vendor.reply(completion, { json: fixtureJson('anthropic/messages-text.json') });
+    const asked: Message[] = [{ role: 'user', content: 'Japanese weather forecast for 東京, please' }];
+    await openai({ logger }).completeWithTools(asked, tools);
+    await anthropic({ logger }).completeWithTools(asked, tools);
+    for (const request of vendor.requests) {
+      const sent = request.body.tools as Array<{ name?: string; function?: { name: string } }>;
+      expect(sent).toHaveLength(128);
+      expect(sent.map((tool) => tool.function?.name ?? tool.name)).toContain('mcp__weather__get_weather');
+    }
+    expect(warnings.map((fields) => fields.leftOut)).toEqual([473, 473]);
+  });
+
+  it('under the limit nothing is left out and the order is the servers’ own', async () => {
+    vendor.reply(completion);
+    await openai().completeWithTools(question, many.slice(0, 5));
+    const sent = vendor.requests[0]?.body.tools as Array<{ function: { name: string } }>;
+    expect(sent.map((tool) => tool.function.name)).toEqual(many.slice(0, 5).map((tool) => tool.name));
+  });
+});

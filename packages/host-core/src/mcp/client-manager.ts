@@ -181,6 +181,9 @@ function describeError(error: unknown): string {
   return typeof status === 'number' && status >= 400 && status < 600 ? `HTTP ${status}: ${message}` : message;
 }
 
+/** The fewest tools a provider accepts in one request (OpenAI: 128). */
+const toolsPerRequestLimit = 128;
+
 /**
  * Connects to every configured MCP server, merges their tools into one provider-neutral list,
  * routes tool calls, and cleans up every connection and child process.
@@ -235,6 +238,13 @@ export class McpClientManager {
       }),
     );
     this.rebuildIndex();
+    const offered = this.listTools().length;
+    if (offered > toolsPerRequestLimit) {
+      this.logger.warn(
+        { tools: offered, limit: toolsPerRequestLimit },
+        `${offered} tools are offered, more than OpenAI accepts in one request (${toolsPerRequestLimit}); each turn sends the most relevant, or narrow them with allowed_tools`,
+      );
+    }
   }
 
   /** Each configured server with its state and tool count. */

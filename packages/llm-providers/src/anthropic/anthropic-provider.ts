@@ -9,6 +9,7 @@ import type {
 import Anthropic from '@anthropic-ai/sdk';
 import { compileTools, type SchemaWarning, warnOncePerTool } from '../compile-tool-schema.js';
 import { type ProviderName, toProviderError } from '../provider-error.js';
+import { defaultMaxTools, selectToolsLogged } from '../select-tools.js';
 import { collectAnthropicStream, fromAnthropicResponse } from './convert-from-anthropic-response.js';
 import { toAnthropicRequest } from './convert-to-anthropic-request.js';
 
@@ -23,6 +24,8 @@ export interface AnthropicProviderOptions {
   /** Output token cap (the API requires one; default 4096). */
   maxTokens?: number;
   fetch?: typeof fetch;
+  /** Most tools sent in one request (default 128, what OpenAI accepts); the most relevant are kept. */
+  maxTools?: number;
   logger?: Logger;
 }
 
@@ -53,7 +56,14 @@ export class AnthropicProvider implements LLMProvider {
     tools: ToolDefinition[],
     options: CompletionOptions = {},
   ): Promise<LLMResponse> {
-    return this.send(messages, compileTools(tools, {}, this.warn), options);
+    const chosen = selectToolsLogged(
+      tools,
+      messages,
+      this.options.maxTools ?? defaultMaxTools,
+      this.name,
+      this.options.logger,
+    );
+    return this.send(messages, compileTools(chosen, {}, this.warn), options);
   }
 
   private async send(

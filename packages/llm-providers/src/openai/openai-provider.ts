@@ -13,6 +13,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { compileTools, type SchemaWarning, warnOncePerTool } from '../compile-tool-schema.js';
 import { LLMProviderError, type ProviderName, toProviderError } from '../provider-error.js';
+import { defaultMaxTools, selectToolsLogged } from '../select-tools.js';
 import { fromOpenAIResponse } from './convert-from-openai-response.js';
 import { toOpenAIRequest } from './convert-to-openai-request.js';
 import { collectOpenAIStream } from './openai-stream.js';
@@ -30,6 +31,8 @@ export interface OpenAIProviderOptions {
   maxTokens?: number;
   /** Replaces the global fetch (tests, proxies). */
   fetch?: typeof fetch;
+  /** Most tools sent in one request (default 128, what OpenAI accepts); the most relevant are kept. */
+  maxTools?: number;
   logger?: Logger;
 }
 
@@ -67,7 +70,14 @@ export class OpenAIProvider implements LLMProvider {
     tools: ToolDefinition[],
     options: CompletionOptions = {},
   ): Promise<LLMResponse> {
-    return this.send(messages, this.compile(tools), options);
+    const chosen = selectToolsLogged(
+      tools,
+      messages,
+      this.options.maxTools ?? defaultMaxTools,
+      this.name,
+      this.logger,
+    );
+    return this.send(messages, this.compile(chosen), options);
   }
 
   protected compile(tools: ToolDefinition[]): ToolDefinition[] {
