@@ -267,3 +267,99 @@ describe('hardening 4: model and tool text can never ping the channel or spoof a
     expect(status).toBe('🔧 「lookup&lt;!channel&gt;」を実行しています…');
   });
 });
+
+describe('hardening: no secret reaches logs, /healthz or Slack, whatever path it takes', () => {
+  const secrets = {
+    UPSTREAM_TOKEN: 'env-secret-for-stdio-0001',
+    REMOTE_BEARER: 'bearer-secret-remote-0002',
+    API_PASSWORD: 'basic-password-secret-0003',
+    API_QUERY_KEY: 'query-key-secret-0004',
+  };
+  let api: Server;
+  let apiBase: string;
+  beforeAll(async () => {
+    // Quotes everything it receives (headers, query string) back in a 200 body, as careless APIs do.
+    api = createServer((incoming, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ youSent: { url: incoming.url, headers: incoming.headers } }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const address = api.address();
+    apiBase = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(() => api.close());
+
+  for (const streaming of [false, true]) {
+    it(`bearer, basic, query key, env and quoted secrets (${streaming ? 'streamed' : 'posted'} answers)`, async () => {
+      const quoting = await startQuotingServer();
+      const spec = {
+        openapi: '3.0.3',
+        paths: { '/whoami': { get: { operationId: 'whoami', security: [{ basic: [], key: [] }] } } },
+        components: {
+          securitySchemes: {
+            basic: { type: 'http', scheme: 'basic' },
+            key: { type: 'apiKey', in: 'query', name: 'api_key' },
+          },
+        },
+      };
+      const harness = await startHarness({
+        env: { HEALTH_DETAILS: 'true', ...(streaming ? { SLACK_STREAMING: 'true' } : {}) },
+        mcpEnv: secrets,
+        servers: {
+          leaky: {
+            command: process.execPath,
+            args: [join(import.meta.dirname, 'fixtures', 'leaky-server.mjs')],
+            env: { UPSTREAM_TOKEN: '${UPSTREAM_TOKEN}' },
+          },
+          quoting: { url: quoting.url, headers: { Authorization: 'Bearer ${REMOTE_BEARER}' } },
+          api: {
+            type: 'openapi',
+            openapi_spec: spec,
+            openapi_base_url: apiBase,
+            security: { basic: 'robot:${API_PASSWORD}', key: '${API_QUERY_KEY}' },
+          },
+        },
+      });
+      try {
+        // The model calls the API, then repeats whatever the tool returned.
+        harness.llm.respondWith((request) => {
+          const messages = request.body.messages as Array<{ role: string; content: string | null }>;
+          const result = messages.find((message) => message.role === 'tool');
+          if (result) return completion(request, { text: `The API said: ${result.content}` });
+          return completion(request, { toolCall: { name: 'mcp__api__whoami', arguments: {} } });
+        });
+        const ts = harness.slack.say('C500', `<@${botUserId}> who am I?`);
+        await harness.slack.push({
+          type: 'app_mention',
+          channel: 'C500',
+          user: 'UHUMAN01',
+          text: `<@${botUserId}> who am I?`,
+          ts,
+          event_ts: ts,
+        });
+        await waitFor(() =>
+          harness.slack.calls.some((call) =>
+            String(call.args.text ?? call.args.markdown_text ?? '').includes('youSent'),
+          ),
+        );
+        const health = await request(`http://127.0.0.1:${harness.port}/healthz`);
+        const everything = JSON.stringify({
+          slack: harness.slack.calls.map((call) => call.args),
+          health: await health.body.text(),
+          logs: harness.logger.lines,
+          status: harness.mcp?.status(),
+        });
+        expect(everything).toContain('[REDACTED]'); // the secrets really travelled these paths
+        const forms = Object.values(secrets).flatMap((secret) => [
+          secret,
+          Buffer.from(secret).toString('base64'),
+        ]);
+        forms.push(Buffer.from(`robot:${secrets.API_PASSWORD}`).toString('base64'));
+        for (const form of forms) expect(everything, `leaked ${form}`).not.toContain(form);
+      } finally {
+        await harness.close();
+        quoting.server.close();
+      }
+    });
+  }
+});
