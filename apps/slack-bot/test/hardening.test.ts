@@ -25,6 +25,18 @@ async function startQuotingServer(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`, server };
 }
 
+/** A stdio server printing its ${UPSTREAM_TOKEN} to stderr, and an HTTP server quoting its bearer back. */
+function leakingServers(quotingUrl: string) {
+  return {
+    leaky: {
+      command: process.execPath,
+      args: [join(import.meta.dirname, 'fixtures', 'leaky-server.mjs')],
+      env: { UPSTREAM_TOKEN: '${UPSTREAM_TOKEN}' },
+    },
+    quoting: { url: quotingUrl, headers: { Authorization: 'Bearer ${REMOTE_BEARER}' } },
+  };
+}
+
 describe('hardening 1: /healthz never shows credentials', () => {
   let harness: Harness;
   let quoting: Awaited<ReturnType<typeof startQuotingServer>>;
@@ -34,14 +46,7 @@ describe('hardening 1: /healthz never shows credentials', () => {
     harness = await startHarness({
       env,
       mcpEnv: { UPSTREAM_TOKEN: upstreamToken, REMOTE_BEARER: bearer },
-      servers: {
-        leaky: {
-          command: process.execPath,
-          args: [join(import.meta.dirname, 'fixtures', 'leaky-server.mjs')],
-          env: { UPSTREAM_TOKEN: '${UPSTREAM_TOKEN}' },
-        },
-        quoting: { url: quoting.url, headers: { Authorization: 'Bearer ${REMOTE_BEARER}' } },
-      },
+      servers: leakingServers(quoting.url),
     });
   }
   afterEach(async () => {
@@ -306,12 +311,7 @@ describe('hardening: no secret reaches logs, /healthz or Slack, whatever path it
         env: { HEALTH_DETAILS: 'true', ...(streaming ? { SLACK_STREAMING: 'true' } : {}) },
         mcpEnv: secrets,
         servers: {
-          leaky: {
-            command: process.execPath,
-            args: [join(import.meta.dirname, 'fixtures', 'leaky-server.mjs')],
-            env: { UPSTREAM_TOKEN: '${UPSTREAM_TOKEN}' },
-          },
-          quoting: { url: quoting.url, headers: { Authorization: 'Bearer ${REMOTE_BEARER}' } },
+          ...leakingServers(quoting.url),
           api: {
             type: 'openapi',
             openapi_spec: spec,

@@ -27,6 +27,19 @@ describe('hardening 8: HTTP sessions end', () => {
   });
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
+  /** The knowledge server over HTTP in this process, with its per-session MCP servers. */
+  async function serve(limits: { maxSessions?: number; sessionIdleMs?: number } = {}) {
+    const servers = sessionServers(knowledge);
+    const handle = await serveHttp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: quiet,
+      newServer: servers.newServer,
+      ...limits,
+    });
+    return { servers, handle };
+  }
+
   async function open(handle: HttpHandle) {
     const transport = new StreamableHTTPClientTransport(new URL(handle.url));
     const client = new Client({ name: 'session-test', version: '0' });
@@ -55,14 +68,7 @@ describe('hardening 8: HTTP sessions end', () => {
   });
 
   it('live sessions are capped: beyond maxSessions the least recently used is closed', async () => {
-    const servers = sessionServers(knowledge);
-    const handle = await serveHttp({
-      host: '127.0.0.1',
-      port: 0,
-      logger: quiet,
-      newServer: servers.newServer,
-      maxSessions: 20,
-    });
+    const { servers, handle } = await serve({ maxSessions: 20 });
     const clients: Client[] = [];
     try {
       for (let index = 0; index < 50; index++) clients.push((await open(handle)).client);
@@ -78,14 +84,7 @@ describe('hardening 8: HTTP sessions end', () => {
   });
 
   it('an idle session expires', async () => {
-    const servers = sessionServers(knowledge);
-    const handle = await serveHttp({
-      host: '127.0.0.1',
-      port: 0,
-      logger: quiet,
-      newServer: servers.newServer,
-      sessionIdleMs: 100,
-    });
+    const { servers, handle } = await serve({ sessionIdleMs: 100 });
     try {
       const { client } = await open(handle);
       expect(handle.sessionCount()).toBe(1);
