@@ -101,7 +101,13 @@ describe('MCP server configuration', () => {
     ).toBe(
       'config/mcp_servers.json: mcpServers.util.tools[1].name: there is no builtin tool "launch_rockets"; available: get_current_time, calculate',
     );
-    expect(failure({ util: { type: 'builtin' } })).toContain('mcpServers.util.tools: expected');
+    expect(failure({ util: { type: 'builtin', tools: [] } })).toContain('mcpServers.util.tools: expected');
+    // Without `tools`, every builtin tool is offered (as the README implies).
+    const [all] = parse({ util: { type: 'builtin' } });
+    expect(all?.transport === 'builtin' && all.tools.map((tool) => tool.name)).toEqual([
+      'get_current_time',
+      'calculate',
+    ]);
   });
 
   it('openapi servers: an invalid document is an error with the JSON pointer of the problem', () => {

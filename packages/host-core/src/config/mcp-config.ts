@@ -337,7 +337,8 @@ export function parseMcpConfig(
       } satisfies StdioServerConfig;
     }
     if (kind === 'builtin') {
-      const tools = entry.tools ?? [];
+      // Without `tools`, every builtin tool is offered.
+      const tools = entry.tools ?? Object.keys(builtinTools).map((name) => ({ name }));
       if (tools.length === 0)
         throw new McpConfigError(`${path}: ${where}.tools: expected ${expectations.tools} (at least one)`);
       tools.forEach((tool, index) => {
