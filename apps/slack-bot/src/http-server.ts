@@ -84,13 +84,20 @@ export function createHttpServer(options: HttpServerOptions): Server {
   });
 }
 
+/** The port is taken; the message names it and the variable that moves it. */
+export class PortInUseError extends Error {
+  override name = 'PortInUseError';
+}
+
 /** Starts listening; a busy port is an error that names it and the variable that moves it. */
 export function listen(server: Server, port: number, host: string | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`port ${port} is already in use${host ? ` on ${host}` : ''}; set PORT to another port`)
+          ? new PortInUseError(
+              `port ${port} is already in use${host ? ` on ${host}` : ''}; set PORT to another port`,
+            )
           : error,
       );
     };

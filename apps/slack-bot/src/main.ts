@@ -8,6 +8,7 @@ import {
 import { createProviderFromEnv, ProviderConfigError } from '@ai-assistant/llm-providers';
 import { createSlackBot, type SlackBot } from './app.js';
 import { BotConfigError, loadDotEnv, readBotConfig } from './config.js';
+import { PortInUseError } from './http-server.js';
 import { createLogger } from './logger.js';
 
 /** Starts the Slack app from the environment; resolves once it is listening. */
@@ -34,8 +35,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     const known =
       error instanceof BotConfigError ||
       error instanceof ProviderConfigError ||
-      error instanceof McpConfigError;
+      error instanceof McpConfigError ||
+      error instanceof PortInUseError;
     logger.error({ error }, known ? `cannot start: ${(error as Error).message}` : 'cannot start');
+    await bot?.stop(0).catch(() => undefined);
     await mcp?.close();
     process.exitCode = 1;
     return;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { descendantsOf } from '@ai-assistant/host-core';
@@ -86,4 +87,40 @@ describe('the built app as a process', () => {
       rmSync(workdir, { recursive: true, force: true });
     }
   }, 40_000);
+});
+
+describe('a busy port', () => {
+  it('is named with the variable that moves it, and the app exits 1 without a stack trace', async () => {
+    const slack = await startFakeSlack();
+    const blocker = createServer();
+    await new Promise<void>((resolvePromise) => blocker.listen(0, '127.0.0.1', resolvePromise));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const child = spawn(process.execPath, [mainEntry], {
+      cwd: mkdtempSync(resolve(tmpdir(), 'bot-port-')),
+      env: {
+        PATH: process.env.PATH ?? '',
+        SLACK_BOT_TOKEN: 'xoxb-port-test-token',
+        SLACK_APP_TOKEN: 'xapp-port-test-token',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: String(port),
+        OPENAI_API_KEY: 'sk-port-test-key-0123',
+        MCP_ENABLED: 'false',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const code = await new Promise<number | null>((resolvePromise) => child.once('exit', resolvePromise));
+    blocker.close();
+    await slack.close();
+    expect(code).toBe(1);
+    expect(output).toContain(`port ${port} is already in use on 127.0.0.1; set PORT to another port`);
+    expect(output).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack trace
+  });
 });
