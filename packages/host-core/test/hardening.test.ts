@@ -306,3 +306,45 @@ describe('hardening 12: too many tools', () => {
     }
   });
 });
+
+describe('a server that cannot start says why', () => {
+  it('a script path that does not exist is named with the folder it was resolved against', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: { weather: { command: 'node', args: ['mcp_servers/weather/dist/index.js'] } },
+      }),
+      join(fixtures, 'config', 'mcp_servers.json'),
+      {},
+    );
+    const manager = new McpClientManager({ env: {} });
+    try {
+      await manager.connect(servers);
+      const [status] = manager.status();
+      expect(status?.state).toBe('failed');
+      expect(status?.reason).toContain(
+        `args[0] "mcp_servers/weather/dist/index.js" does not exist (resolved against ${join(fixtures, 'config')}:`,
+      );
+    } finally {
+      await manager.close();
+    }
+  });
+
+  it('a crash shows the stderr line with the cause and its top frame, not Node’s version line', async () => {
+    const script = join(fixtures, 'throws-on-start.mjs');
+    const servers = parseMcpConfig(
+      JSON.stringify({ mcpServers: { broken: { command: process.execPath, args: [script] } } }),
+      join(fixtures, 'mcp_servers.json'),
+      {},
+    );
+    const manager = new McpClientManager({ env: {}, connectTimeoutMs: 5000 });
+    try {
+      await manager.connect(servers);
+      const reason = manager.status()[0]?.reason ?? '';
+      expect(reason).toContain('Error [ERR_MODULE_NOT_FOUND]: Cannot find module');
+      expect(reason).toMatch(/at .*throws-on-start\.mjs|at .*node:internal/);
+      expect(reason).not.toMatch(/stderr: Node\.js v\d/);
+    } finally {
+      await manager.close();
+    }
+  });
+});

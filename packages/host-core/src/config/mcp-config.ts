@@ -338,7 +338,8 @@ export function parseMcpConfig(
     }
     if (kind === 'builtin') {
       // Without `tools`, every builtin tool is offered.
-      const tools = entry.tools ?? Object.keys(builtinTools).map((name) => ({ name }));
+      const tools: NonNullable<typeof entry.tools> =
+        entry.tools ?? Object.keys(builtinTools).map((name) => ({ name }));
       if (tools.length === 0)
         throw new McpConfigError(`${path}: ${where}.tools: expected ${expectations.tools} (at least one)`);
       tools.forEach((tool, index) => {

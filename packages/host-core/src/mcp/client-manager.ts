@@ -28,6 +28,7 @@ import { defaultResultBudget, formatToolResult, type RawToolResult } from './for
 import { currentTokens, fillHeaders, type RequestTokens, withTokens } from './header-templates.js';
 import { builtinServer, type LocalServer, MissingCredentialsError, openApiServer } from './local-servers.js';
 import { descendantsOf, terminate } from './process-tree.js';
+import { missingPath, stderrCause, stderrLinesKept } from './stderr-cause.js';
 import { encodeToolName } from './tool-names.js';
 
 /** Options of {@link McpClientManager}. */
@@ -609,7 +610,7 @@ export class McpClientManager {
       transport.stderr?.on('data', (chunk: Buffer) => {
         for (const line of chunk.toString('utf8').split('\n')) {
           if (!line.trim()) continue;
-          connection.stderrTail = [...connection.stderrTail.slice(-4), line.slice(0, 500)];
+          connection.stderrTail = [...connection.stderrTail.slice(1 - stderrLinesKept), line.slice(0, 500)];
           this.logger.debug({ server: config.name, stderr: line.slice(0, 2000) }, 'MCP server stderr');
         }
       });
@@ -713,6 +714,11 @@ export class McpClientManager {
           },
         },
       });
+      if (config.transport === 'stdio') {
+        // A mistyped path fails here with the folder it was resolved against, not as "exit code 1".
+        const missing = missingPath(config.command, config.args, config.cwd);
+        if (missing) throw new Error(missing);
+      }
       const transport = this.createTransport(connection);
       connection.client = client;
       connection.transport = transport;
@@ -736,7 +742,8 @@ export class McpClientManager {
       client.onclose = () => {
         if (connection.state !== 'connected') return;
         connection.state = 'failed';
-        connection.reason = `connection closed${connection.stderrTail.length ? `: ${connection.stderrTail.at(-1)}` : ''}`;
+        const cause = stderrCause(connection.stderrTail);
+        connection.reason = `connection closed${cause ? `: ${cause}` : ''}`;
         this.logger.warn(
           { server: name, reason: connection.reason },
           'MCP server disconnected; its tools now fail',
@@ -756,7 +763,7 @@ export class McpClientManager {
       );
     } catch (error) {
       const detail = describeError(error);
-      const stderr = connection.stderrTail.at(-1);
+      const stderr = stderrCause(connection.stderrTail);
       connection.reason = stderr && !detail.includes(stderr) ? `${detail} (stderr: ${stderr})` : detail;
       this.logger.error(
         { server: name, reason: connection.reason },
