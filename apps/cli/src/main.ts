@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import {
   type ChatEvent,
   ChatService,
+  type LLMProvider,
   type McpClientManager,
   type Message,
   startMcpFromEnvironment,
@@ -29,7 +30,19 @@ function describeEvent(event: ChatEvent): string | undefined {
   return undefined;
 }
 
+/** The message naming the variables to set, once per missing model. */
+function setupMessage(error: ProviderConfigError): string {
+  return `${error.message}${error.message.includes(llmSetupHint) ? '' : `\n${llmSetupHint}`}`;
+}
+
+/** A stand-in model for a chat started without one: every question is answered with the setup message. */
+function unconfiguredProvider(error: ProviderConfigError): LLMProvider {
+  const refuse = () => Promise.reject(error);
+  return { name: 'none', complete: refuse, completeWithTools: refuse };
+}
+
 function failure(error: unknown): string {
+  if (error instanceof ProviderConfigError) return setupMessage(error);
   if (error instanceof LLMProviderError) return `Error: ${error.userMessage} (${error.message})`;
   return `Error: ${error instanceof Error ? error.message : String(error)}`;
 }
@@ -54,12 +67,18 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   if (existsSync('.env')) process.loadEnvFile('.env');
   const logger = pino({ level: env.LOG_LEVEL || 'warn' }, pino.destination(2));
 
-  let provider: ReturnType<typeof createProviderFromEnv>;
+  let provider: LLMProvider;
+  // Without a model the chat still opens, so servers, tools, resources and prompts can be looked at.
+  let setupError: ProviderConfigError | undefined;
   try {
     provider = createProviderFromEnv(env, { logger });
   } catch (error) {
     if (!(error instanceof ProviderConfigError)) throw error;
-    note(`${error.message}\n${error.message.includes(llmSetupHint) ? '' : `${llmSetupHint}\n`}`);
+    setupError = error;
+    provider = unconfiguredProvider(error);
+  }
+  if (setupError && options.values.once !== undefined) {
+    note(`${setupMessage(setupError)}\n`);
     return 1;
   }
   let mcp: McpClientManager | undefined;
@@ -85,7 +104,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
 
     const failed = mcp?.status().filter((server) => server.state === 'failed') ?? [];
     note(
-      `ai-assistant chat — ${provider.name}, ${mcp ? `${mcp.listTools().length} tools` : 'MCP off'}` +
+      `ai-assistant chat — ${setupError ? 'no model configured (questions explain what to set)' : provider.name}, ${mcp ? `${mcp.listTools().length} tools` : 'MCP off'}` +
         `${failed.length ? ` (${failed.length} server(s) failed: /servers)` : ''}. /help for commands, Ctrl-C to quit.\n`,
     );
     const terminal = createInterface({

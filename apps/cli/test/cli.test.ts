@@ -44,6 +44,27 @@ describe('terminal chat without an LLM', () => {
     expect(result.stderr).toContain('ANTHROPIC_API_KEY');
     expect(result.stderr).toContain('LLM_BASE_URL');
   });
+
+  it('still opens: /tools and /servers work, and a question answers with the variables to set', async () => {
+    const jma = await startFakeJma();
+    const config = writeMcpConfig(jma.baseUrl);
+    try {
+      const result = await run(
+        [],
+        { MCP_ENABLED: 'true', MCP_SERVERS_CONFIG: config.path },
+        '/tools\n/servers\n東京の天気は？\n',
+      );
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain('no model configured');
+      expect(result.stdout).toContain('mcp__weather__get_weather');
+      expect(result.stdout).toMatch(/weather.*connected/);
+      expect(result.stderr).toContain('OPENAI_API_KEY');
+      expect(result.stderr).toContain('LLM_BASE_URL');
+    } finally {
+      config.remove();
+      await jma.close();
+    }
+  });
 });
 
 describe('terminal chat with the real weather server', () => {
