@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isMcpEnabled, loadMcpConfig, McpConfigError, mcpConfigPath, parseMcpConfig } from './mcp-config.js';
 
@@ -179,6 +181,41 @@ describe('MCP server configuration', () => {
       {},
     );
     expect(servers?.map((server) => server.name)).toContain('weather');
+  });
+
+  it('a .local.json beside the file is merged over it, field by field (a git-ignored place for your own servers)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'config-'));
+    try {
+      writeFileSync(
+        join(folder, 'mcp_servers.json'),
+        JSON.stringify({
+          mcpServers: {
+            weather: { command: 'node', args: ['w.js'] },
+            kb: { command: 'node', disabled: true },
+          },
+        }),
+      );
+      writeFileSync(
+        join(folder, 'mcp_servers.local.json'),
+        JSON.stringify({ mcpServers: { kb: { disabled: false }, mine: { url: 'https://mine.test/mcp' } } }),
+      );
+      const servers = await loadMcpConfig(join(folder, 'mcp_servers.json'), {});
+      expect(servers?.map((server) => [server.name, server.disabled])).toEqual([
+        ['weather', false],
+        ['kb', false],
+        ['mine', false],
+      ]);
+      expect(servers?.[1]).toMatchObject({ transport: 'stdio', command: 'node', cwd: folder });
+      writeFileSync(
+        join(folder, 'mcp_servers.local.json'),
+        JSON.stringify({ mcpServers: { kb: { disbaled: false } } }),
+      );
+      await expect(loadMcpConfig(join(folder, 'mcp_servers.json'), {})).rejects.toThrow(
+        /mcp_servers\.json \(with .*mcp_servers\.local\.json\): mcpServers\.kb\.disbaled: unknown field; did you mean "disabled"\?/,
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   describe('hostile or careless configs (hardening)', () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
@@ -253,7 +253,34 @@ export async function loadMcpConfig(
       `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
     );
   }
-  return parseMcpConfig(text, path, env);
+  const localPath = path.replace(/(\.json)?$/, '.local.json');
+  if (localPath === path || !existsSync(localPath)) return parseMcpConfig(text, path, env);
+  // A git-ignored overlay beside the file: its entries are merged over the shipped ones, field by field.
+  const label = `${path} (with ${localPath})`;
+  const [shipped, local] = [
+    [text, path],
+    [await readFile(localPath, 'utf8'), localPath],
+  ].map(([content, where]) => {
+    try {
+      return JSON.parse((content as string).replace(/^\uFEFF/, '')) as {
+        mcpServers?: Record<string, unknown>;
+      };
+    } catch (error) {
+      throw new McpConfigError(`${where}: is not valid JSON (${(error as Error).message})`);
+    }
+  }) as Array<{ mcpServers?: Record<string, unknown> }>;
+  const merged: Record<string, unknown> = { ...shipped?.mcpServers };
+  for (const [name, entry] of Object.entries(local?.mcpServers ?? {})) {
+    const base = merged[name];
+    merged[name] =
+      base && typeof base === 'object' && entry && typeof entry === 'object' ? { ...base, ...entry } : entry;
+  }
+  return parseMcpConfig(
+    JSON.stringify({ ...shipped, mcpServers: merged }),
+    label,
+    env,
+    dirname(resolve(path)),
+  );
 }
 
 /** Validates the text of an `mcpServers` file; see {@link loadMcpConfig}. */
@@ -261,6 +288,8 @@ export function parseMcpConfig(
   text: string,
   path: string,
   env: NodeJS.ProcessEnv = process.env,
+  /** Folder relative paths are resolved against (default: the config file's). */
+  folder?: string,
 ): ServerConfig[] {
   let json: unknown;
   try {
@@ -275,7 +304,7 @@ export function parseMcpConfig(
       `${path}: mcpServers: expected an object mapping server names to their settings`,
     );
   }
-  const baseFolder = dirname(resolve(path));
+  const baseFolder = folder ?? dirname(resolve(path));
   return Object.entries(file.data.mcpServers).map(([name, raw]) => {
     const where = `mcpServers.${name}`;
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
