@@ -176,7 +176,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 
 function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const message = error.message.replace(/\s+/g, ' ').slice(0, 300);
+  // The SDK prefixes "MCP error <code>: " to a server's message that often carries the same prefix.
+  const message = error.message
+    .replace(/(MCP error -?\d+: )(?=MCP error -?\d+: )/g, '')
+    .replace(/\s+/g, ' ')
+    .slice(0, 300);
   // The SDK's HTTP transports put the HTTP status in `code`.
   const status = (error as { code?: unknown }).code;
   return typeof status === 'number' && status >= 400 && status < 600 ? `HTTP ${status}: ${message}` : message;

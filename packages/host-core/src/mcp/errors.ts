@@ -14,6 +14,13 @@ export class McpToolError extends Error {
   }
 }
 
+/** How a request is named in messages: `Tool "x"`, or `Prompt "x"` / `Resource "uri"` for those requests. */
+function requestName(what: string): string {
+  if (what.startsWith('prompt ')) return `Prompt "${what.slice('prompt '.length)}"`;
+  if (what.startsWith('read_resource ')) return `Resource "${what.slice('read_resource '.length)}"`;
+  return `Tool "${what}"`;
+}
+
 /** No connected server offers a tool of that name. */
 export class McpToolNotFoundError extends McpToolError {
   override name = 'McpToolNotFoundError';
@@ -33,7 +40,7 @@ export class McpToolTimeoutError extends McpToolError {
   ) {
     super(
       'REQUEST_TIMEOUT',
-      `Tool "${toolName}" of server "${server}" did not answer within ${timeoutMs} ms`,
+      `${requestName(toolName)} of server "${server}" did not answer within ${timeoutMs} ms`,
       options,
     );
   }
@@ -48,7 +55,11 @@ export class McpToolExecutionError extends McpToolError {
     detail: string,
     options?: { cause?: unknown },
   ) {
-    super('TOOL_EXECUTION_FAILED', `Tool "${toolName}" of server "${server}" failed: ${detail}`, options);
+    super(
+      'TOOL_EXECUTION_FAILED',
+      `${requestName(toolName)} of server "${server}" failed: ${detail}`,
+      options,
+    );
   }
 }
 
@@ -56,7 +67,7 @@ export class McpToolExecutionError extends McpToolError {
 export class McpToolCancelledError extends McpToolError {
   override name = 'McpToolCancelledError';
   constructor(readonly toolName: string) {
-    super('CANCELLED', `Tool "${toolName}" was cancelled`);
+    super('CANCELLED', `${requestName(toolName)} was cancelled`);
   }
 }
 
@@ -71,7 +82,7 @@ export class McpToolCredentialsError extends McpToolError {
   ) {
     super(
       'MISSING_CREDENTIALS',
-      `Tool "${toolName}" of server "${server}" needs credentials that were not supplied: ${placeholders.map((name) => `\${${name}}`).join(', ')}`,
+      `${requestName(toolName)} of server "${server}" needs credentials that were not supplied: ${placeholders.map((name) => `\${${name}}`).join(', ')}`,
     );
   }
 }
