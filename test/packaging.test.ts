@@ -120,9 +120,12 @@ describe('packaging: the published tarballs work on their own', () => {
       return broken;
     }
 
-    it('fails when a tarball lacks the file its bin names', () => {
+    it('fails when a tarball lacks the file its bin names, or the server that file starts', () => {
+      expect(missingFromTarball(weatherWithout('bin/mcp-server-weather.js'))).toEqual([
+        'bin/mcp-server-weather.js (named by bin mcp-server-weather)',
+      ]);
       expect(missingFromTarball(weatherWithout('dist/index.js'))).toEqual([
-        'dist/index.js (named by bin mcp-server-weather)',
+        'dist/index.js (imported by bin/mcp-server-weather.js)',
       ]);
     });
 
