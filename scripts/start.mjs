@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // `pnpm start`: the Slack bot when SLACK_BOT_TOKEN is set, otherwise the terminal chat.
 // `pnpm chat [--once "question"]`: the terminal chat.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 // config/mcp_servers.json ships the weather server: the apps use it unless MCP_ENABLED says otherwise.
@@ -10,6 +13,29 @@ if (!process.env.MCP_ENABLED?.trim()) process.env.MCP_ENABLED = 'true';
 const args = process.argv.slice(2);
 const chatOnly = args[0] === '--chat';
 if (chatOnly) args.shift();
+
+// Build what the app needs first (turbo caches it); its output is shown only when the build fails.
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const apps = chatOnly ? ['@ai-assistant/cli'] : ['@ai-assistant/slack-bot', '@ai-assistant/cli'];
+const build = spawnSync(
+  join(root, 'node_modules', '.bin', 'turbo'),
+  [
+    'run',
+    'build',
+    ...apps.map((app) => `--filter=${app}...`),
+    '--filter=@ai-assistant/mcp-server-weather',
+    '--filter=@ai-assistant/mcp-server-knowledge',
+    '--output-logs=errors-only',
+  ],
+  { cwd: root, encoding: 'utf8', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } },
+);
+if (build.status !== 0) {
+  process.stderr.write(
+    `${build.stdout ?? ''}${build.stderr ?? ''}${build.error ? `${build.error.message}\n` : ''}`,
+  );
+  process.stderr.write('The build failed; see above.\n');
+  process.exit(build.status ?? 1);
+}
 
 if (!chatOnly && process.env.SLACK_BOT_TOKEN) {
   await import('../apps/slack-bot/dist/main.js');
