@@ -685,7 +685,7 @@ export class McpClientManager {
           tools: {
             onChanged: (error, tools) => {
               if (error || !tools) {
-                this.logger.warn(
+                this.logger[connection.state === 'closed' ? 'debug' : 'warn'](
                   { server: name, error: describeError(error) },
                   'MCP tool list refresh failed',
                 );
@@ -727,7 +727,9 @@ export class McpClientManager {
       connection.client = client;
       connection.transport = transport;
       transport.onerror = (error) => {
-        this.logger.warn({ server: name, error: describeError(error) }, 'MCP transport error');
+        // Closing aborts the transport's streams; what it reports then is expected, not a warning.
+        const level = connection.state === 'closed' ? 'debug' : 'warn';
+        this.logger[level]({ server: name, error: describeError(error) }, 'MCP transport error');
       };
       await withTimeout(
         (async () => {
