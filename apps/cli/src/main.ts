@@ -22,11 +22,16 @@ import { helpText, runCommand } from './commands.js';
 const write = (text: string) => process.stdout.write(text);
 const note = (text: string) => process.stderr.write(text);
 
+/** `server › tool`, so the same tool name on two servers can be told apart. */
+function toolLabel(event: { server?: string; tool?: string; name: string }): string {
+  return event.server && event.tool ? `${event.server} › ${event.tool}` : event.name;
+}
+
 function describeEvent(event: ChatEvent): string | undefined {
   if (event.type === 'tool_start')
-    return `  🔧 ${event.tool ?? event.name}(${JSON.stringify(event.arguments)}) …\n`;
+    return `  ${event.autoContext ? '🔎' : '🔧'} ${toolLabel(event)}(${JSON.stringify(event.arguments)}) …\n`;
   if (event.type === 'tool_end')
-    return `  ${event.ok ? '✓' : '✗'} ${event.tool ?? event.name} ${Math.round(event.durationMs)} ms\n`;
+    return `  ${event.ok ? '✓' : '✗'} ${toolLabel(event)} ${Math.round(event.durationMs)} ms\n`;
   return undefined;
 }
 

@@ -93,8 +93,9 @@ describe('terminal chat with the real weather server', () => {
     const result = await run(['--once', '東京の天気は？'], env);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('晴れ時々くもり');
-    expect(result.stderr).toMatch(/🔧 get_weather\(\{"location":"東京"\}\) …/);
-    expect(result.stderr).toMatch(/✓ get_weather \d+ ms/);
+    // Progress lines name the server as well as the tool.
+    expect(result.stderr).toMatch(/🔧 weather › get_weather\(\{"location":"東京"\}\) …/);
+    expect(result.stderr).toMatch(/✓ weather › get_weather \d+ ms/);
   });
 
   it('interactive: /servers, /tools, a question, /reset, /exit', async () => {
@@ -117,7 +118,13 @@ describe('terminal chat with the real weather server', () => {
     writeFileSync(
       configPath,
       JSON.stringify({
-        mcpServers: { kb: { command: process.execPath, args: [knowledgeEntry, '--docs', docs] } },
+        mcpServers: {
+          kb: {
+            command: process.execPath,
+            args: [knowledgeEntry, '--docs', docs],
+            auto_context_tool: 'search_knowledge',
+          },
+        },
       }),
     );
     try {
@@ -131,6 +138,9 @@ describe('terminal chat with the real weather server', () => {
       expect(result.stdout).toContain('(prompt kb/answer_with_context sent)');
       // The fake model echoes the question it got: the filled prompt, passages included.
       expect(result.stdout).toContain('ツールなしで答えます: Answer the question using only these passages');
+      // The auto-context lookup shows like any tool call.
+      expect(result.stderr).toMatch(/🔎 kb › search_knowledge\(\{"query":"Answer the question/);
+      expect(result.stderr).toMatch(/✓ kb › search_knowledge \d+ ms/);
     } finally {
       rmSync(docs, { recursive: true, force: true });
       rmSync(configPath, { force: true });

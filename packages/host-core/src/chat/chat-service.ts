@@ -32,6 +32,8 @@ export type ChatEvent =
       server?: string;
       tool?: string;
       arguments: Record<string, unknown>;
+      /** Set for a server's `auto_context_tool`, run with the message before the model is asked. */
+      autoContext?: boolean;
     }
   | {
       type: 'tool_end';
@@ -205,7 +207,7 @@ export class ChatService {
     const system = [
       this.systemPrompt,
       ...host.systemInstructions(),
-      ...(await this.autoContext(host, input)),
+      ...(await this.autoContext(host, input, emit)),
     ];
     const messages: Message[] = [
       { role: 'system', content: system.join('\n\n') },
@@ -252,9 +254,13 @@ export class ChatService {
     return finish(final.content, trace, this.maxIterations, true);
   }
 
-  private async autoContext(host: ToolHost, input: RespondInput): Promise<string[]> {
+  private async autoContext(
+    host: ToolHost,
+    input: RespondInput,
+    emit: (event: ChatEvent) => void,
+  ): Promise<string[]> {
     const sections: string[] = [];
-    for (const tool of host.autoContextTools()) {
+    for (const [index, tool] of host.autoContextTools().entries()) {
       const parameter = firstRequiredString(tool.inputSchema);
       if (!parameter) {
         this.logger.warn(
@@ -263,6 +269,20 @@ export class ChatService {
         );
         continue;
       }
+      // Shown like any other tool call, so a person sees the lookup happen.
+      const target = host.resolveTool(tool.name);
+      const event = {
+        callId: `auto-context-${index}`,
+        name: tool.name,
+        ...(target ? { server: target.server, tool: target.tool } : {}),
+      };
+      const arguments_ = host.redactor.redactValue({ [parameter]: input.userMessage }) as Record<
+        string,
+        unknown
+      >;
+      emit({ type: 'tool_start', ...event, arguments: arguments_, autoContext: true });
+      const started = performance.now();
+      let ok = false;
       try {
         const outcome = await host.callTool(
           tool.name,
@@ -274,6 +294,7 @@ export class ChatService {
           },
         );
         if (outcome.isError) throw new Error(outcome.text);
+        ok = true;
         const instruction = host.responseInstructionFor(tool.name);
         sections.push(
           `Context from ${tool.server} (looked up for this message):\n${outcome.text}${instruction ? `\n\n${instruction}` : ''}`,
@@ -284,6 +305,8 @@ export class ChatService {
           { server: tool.server, tool: tool.name, error: String(error) },
           'auto-context tool failed; skipped',
         );
+      } finally {
+        emit({ type: 'tool_end', ...event, ok, durationMs: performance.now() - started });
       }
     }
     return sections;
