@@ -16,11 +16,25 @@ import {
   llmSetupHint,
   ProviderConfigError,
 } from '@ai-assistant/llm-providers';
-import { pino } from 'pino';
+import { type DestinationStream, pino } from 'pino';
+import pretty from 'pino-pretty';
 import { helpText, runCommand } from './commands.js';
 
 const write = (text: string) => process.stdout.write(text);
 const note = (text: string) => process.stderr.write(text);
+
+/** Readable log lines on a terminal (or LOG_FORMAT=pretty), JSON lines otherwise (LOG_FORMAT=json). */
+function logDestination(env: NodeJS.ProcessEnv, fd: 2): DestinationStream {
+  const readable = env.LOG_FORMAT === 'pretty' || (env.LOG_FORMAT !== 'json' && process.stderr.isTTY);
+  return readable
+    ? pretty({
+        destination: fd,
+        colorize: process.stderr.isTTY,
+        translateTime: 'SYS:HH:MM:ss',
+        ignore: 'pid,hostname',
+      })
+    : pino.destination(fd);
+}
 
 /** `server › tool`, so the same tool name on two servers can be told apart. */
 function toolLabel(event: { server?: string; tool?: string; name: string }): string {
@@ -70,7 +84,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     return 0;
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
-  const logger = pino({ level: env.LOG_LEVEL || 'warn' }, pino.destination(2));
+  const logger = pino({ level: env.LOG_LEVEL || 'warn' }, logDestination(env, 2));
 
   let provider: LLMProvider;
   // Without a model the chat still opens, so servers, tools, resources and prompts can be looked at.

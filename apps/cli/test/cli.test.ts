@@ -98,6 +98,18 @@ describe('terminal chat with the real weather server', () => {
     expect(result.stderr).toMatch(/✓ weather › get_weather \d+ ms/);
   });
 
+  it('logs: JSON lines when piped, readable lines with LOG_FORMAT=pretty; a normal exit warns of nothing', async () => {
+    const piped = await run([], { ...env, LOG_LEVEL: 'info' }, '/exit\n');
+    expect(piped.stderr).toMatch(/^\{"level":30,"time":\d+,.*"msg":"MCP server weather: connected/m);
+    const readable = await run([], { ...env, LOG_LEVEL: 'info', LOG_FORMAT: 'pretty' }, '/exit\n');
+    expect(readable.stderr).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: MCP server connected/m);
+    expect(readable.stderr).not.toContain('{"level"');
+    // The default level shows warnings: a clean exit must print none.
+    const quiet = await run([], env, '/tools\n/exit\n');
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).not.toMatch(/"level":[45]0|WARN|ERROR/);
+  });
+
   it('interactive: /servers, /tools, a question, /reset, /exit', async () => {
     const result = await run([], env, '/servers\n/tools\n八丈島の天気は？\n/reset\n/exit\n');
     expect(result.code).toBe(0);

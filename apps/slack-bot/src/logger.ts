@@ -1,5 +1,18 @@
 import { environmentSecrets, Redactor } from '@ai-assistant/host-core';
-import { type Logger as PinoLogger, pino } from 'pino';
+import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
+import pretty from 'pino-pretty';
+
+/**
+ * Where log lines go: readable lines (pino-pretty) when `fd` is a terminal or LOG_FORMAT=pretty, JSON
+ * lines otherwise (LOG_FORMAT=json forces them), for a log pipeline.
+ */
+export function logDestination(env: NodeJS.ProcessEnv, fd: 1 | 2): DestinationStream {
+  const terminal = (fd === 1 ? process.stdout : process.stderr).isTTY;
+  const readable = env.LOG_FORMAT === 'pretty' || (env.LOG_FORMAT !== 'json' && terminal);
+  return readable
+    ? pretty({ destination: fd, colorize: terminal, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' })
+    : pino.destination(fd);
+}
 
 /**
  * A pino logger (JSON lines on stdout) that never prints a secret: token-like fields are censored
@@ -23,6 +36,6 @@ export function createLogger(
         },
       },
     },
-    destination ?? pino.destination(1),
+    destination ?? logDestination(env, 1),
   );
 }

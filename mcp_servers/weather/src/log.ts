@@ -5,13 +5,17 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** A logger writing one JSON object per line to stderr; `quiet` drops info lines. */
+// pino's numbers, so one log pipeline (or pino-pretty) reads the host's lines and the servers' alike.
+const levels = { info: 30, warn: 40, error: 50 } as const;
+
+/**
+ * A logger writing one JSON object per line to stderr, in pino's shape (`level`, `time` in epoch
+ * milliseconds, `msg`, then the fields); `quiet` drops info lines.
+ */
 export function stderrLogger(options: { quiet?: boolean } = {}): Logger {
-  const write = (level: string, message: string, fields?: Record<string, unknown>) => {
+  const write = (level: keyof typeof levels, message: string, fields?: Record<string, unknown>) => {
     if (options.quiet && level === 'info') return;
-    process.stderr.write(
-      `${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`,
-    );
+    process.stderr.write(`${JSON.stringify({ level: levels[level], time: Date.now(), msg: message, ...fields })}\n`);
   };
   return {
     info: (message, fields) => write('info', message, fields),
