@@ -142,9 +142,7 @@ describe('knowledge server over stdio', () => {
   });
 
   it('reports files it skipped: unreadable ones and non-text ones, without failing', () => {
-    expect(stderr).toMatch(
-      /"msg":"file skipped","file":"broken.md","reason":"cannot be read \(ENOENT\)"/,
-    );
+    expect(stderr).toMatch(/"msg":"file skipped","file":"broken.md","reason":"cannot be read \(ENOENT\)"/);
     expect(stderr).toMatch(/"file":"logo.png","reason":"not Markdown or plain text"/);
   });
 

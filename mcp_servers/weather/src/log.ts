@@ -15,7 +15,9 @@ const levels = { info: 30, warn: 40, error: 50 } as const;
 export function stderrLogger(options: { quiet?: boolean } = {}): Logger {
   const write = (level: keyof typeof levels, message: string, fields?: Record<string, unknown>) => {
     if (options.quiet && level === 'info') return;
-    process.stderr.write(`${JSON.stringify({ level: levels[level], time: Date.now(), msg: message, ...fields })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ level: levels[level], time: Date.now(), msg: message, ...fields })}\n`,
+    );
   };
   return {
     info: (message, fields) => write('info', message, fields),
