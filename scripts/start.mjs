@@ -11,24 +11,29 @@ if (existsSync('.env')) process.loadEnvFile('.env');
 if (!process.env.MCP_ENABLED?.trim()) process.env.MCP_ENABLED = 'true';
 
 const args = process.argv.slice(2);
+// `pnpm dev` has built everything already and keeps it built.
+const skipBuild = args[0] === '--no-build';
+if (skipBuild) args.shift();
 const chatOnly = args[0] === '--chat';
 if (chatOnly) args.shift();
 
 // Build what the app needs first (turbo caches it); its output is shown only when the build fails.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const apps = chatOnly ? ['@ai-assistant/cli'] : ['@ai-assistant/slack-bot', '@ai-assistant/cli'];
-const build = spawnSync(
-  join(root, 'node_modules', '.bin', 'turbo'),
-  [
-    'run',
-    'build',
-    ...apps.map((app) => `--filter=${app}...`),
-    '--filter=@ai-assistant/mcp-server-weather',
-    '--filter=@ai-assistant/mcp-server-knowledge',
-    '--output-logs=errors-only',
-  ],
-  { cwd: root, encoding: 'utf8', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } },
-);
+const build = skipBuild
+  ? { status: 0 }
+  : spawnSync(
+      join(root, 'node_modules', '.bin', 'turbo'),
+      [
+        'run',
+        'build',
+        ...apps.map((app) => `--filter=${app}...`),
+        '--filter=@ai-assistant/mcp-server-weather',
+        '--filter=@ai-assistant/mcp-server-knowledge',
+        '--output-logs=errors-only',
+      ],
+      { cwd: root, encoding: 'utf8', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } },
+    );
 if (build.status !== 0) {
   process.stderr.write(
     `${build.stdout ?? ''}${build.stderr ?? ''}${build.error ? `${build.error.message}\n` : ''}`,

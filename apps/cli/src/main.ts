@@ -140,6 +140,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     };
     terminal.on('SIGINT', interrupt);
     process.on('SIGINT', interrupt);
+    // SIGTERM (pnpm dev restarting it, a supervisor): stop the answer and quit, closing the MCP servers.
+    process.once('SIGTERM', () => {
+      current?.abort();
+      terminal.close();
+    });
     terminal.setPrompt('> ');
     terminal.prompt();
     // The line iterator buffers what is typed (or piped) while an answer is being written.

@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = resolve(import.meta.dirname, '..');
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline)
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
+  return check();
+}
+
+/** Weather servers started from this repository's config folder (read from /proc: no ps needed). */
+function weatherServersRunning(): number {
+  let count = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const runsWeather = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .some((arg) => arg.endsWith('mcp_servers/weather/dist/index.js'));
+      if (runsWeather && readlinkSync(`/proc/${pid}/cwd`).startsWith(repoRoot)) count++;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return count;
+}
+
+describe('pnpm dev', () => {
+  it('runs the chat in the foreground with stdin, restarts it once when an MCP server’s source changes, and exits 0 with it', async () => {
+    const source = join(repoRoot, 'mcp_servers', 'weather', 'src', 'version.ts');
+    const original = readFileSync(source, 'utf8');
+    const pnpmVersion = (
+      JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
+    ).packageManager.split('@')[1];
+    // As README says: through npx, so no pnpm needs to be installed.
+    const child = spawn('npx', ['--yes', `pnpm@${pnpmVersion}`, 'dev', '--chat'], {
+      cwd: repoRoot,
+      // A variable set in the shell reaches the app (no key here: the chat still opens).
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        MCP_ENABLED: 'true',
+        DEV_SETTLE_MS: '800',
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    const banners = () => stderr.split('ai-assistant chat —').length - 1;
+    const exited = new Promise<number | null>((resolvePromise) => child.once('exit', resolvePromise));
+    try {
+      expect(await until(() => banners() === 1, 120_000)).toBe(true);
+      expect(await until(() => weatherServersRunning() === 1, 10_000)).toBe(true); // the check sees it
+      // Typed input reaches the chat.
+      child.stdin.write('/tools\n');
+      expect(await until(() => stdout.includes('mcp__weather__get_weather'), 20_000)).toBe(true);
+      // A change to the weather server's source: rebuilt by its watcher, the chat restarted once.
+      writeFileSync(source, `${original}// touched by the pnpm dev test\n`);
+      expect(await until(() => banners() === 2, 60_000)).toBe(true);
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 2000));
+      expect(banners()).toBe(2);
+      expect(stderr.match(/\[dev\] rebuilt: restarting the app/g)).toHaveLength(1);
+      child.stdin.write('/exit\n');
+      expect(
+        await Promise.race([
+          exited,
+          new Promise((resolvePromise) => setTimeout(() => resolvePromise('timeout'), 30_000)),
+        ]),
+      ).toBe(0);
+    } finally {
+      writeFileSync(source, original);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 240_000);
+});
