@@ -1,0 +1,84 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
+import { botUserId, startFakeSlack } from './fake-slack.js';
+import { freePort, waitFor } from './harness.js';
+import { weatherModel } from './weather-model.js';
+
+const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
+
+describe('the deploy folder (what the Docker image contains)', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'deploy-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('runs from a copy outside the repository with plain node and answers a mention with the weather', async () => {
+    execFileSync(process.execPath, [join(repoRoot, 'scripts', 'deploy.mjs'), join(scratch, 'built')], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 240_000,
+    });
+    // Moved elsewhere, as `COPY --from=build` does: nothing may point back into the repository.
+    const app = join(scratch, 'moved', 'app');
+    cpSync(join(scratch, 'built'), app, { recursive: true, verbatimSymlinks: true });
+    rmSync(join(scratch, 'built'), { recursive: true, force: true });
+    expect(existsSync(join(app, 'mcp_servers', 'weather', 'dist', 'index.js'))).toBe(true);
+    expect(existsSync(join(app, 'config', 'mcp_servers.json'))).toBe(true);
+
+    const [slack, llm, jma] = await Promise.all([startFakeSlack(), startFakeVendor(), startFakeJma()]);
+    llm.respondWith(weatherModel);
+    const child = spawn(process.execPath, ['dist/main.js'], {
+      cwd: app,
+      env: {
+        PATH: process.env.PATH ?? '',
+        SLACK_BOT_TOKEN: 'xoxb-deploy-test-token',
+        SLACK_APP_TOKEN: 'xapp-deploy-test-token',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: String(await freePort()),
+        OPENAI_API_KEY: 'sk-deploy-test-key-0123',
+        OPENAI_BASE_URL: llm.baseURL,
+        MCP_ENABLED: 'true',
+        // Forwarded to the weather server by the shipped config.
+        JMA_BASE_URL: jma.baseUrl,
+        MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const exited = new Promise<number | null>((resolvePromise) => child.once('exit', resolvePromise));
+    try {
+      await slack.connected();
+      const ts = slack.say('C1', `<@${botUserId}> 東京の天気を教えて`);
+      await slack.push({
+        type: 'app_mention',
+        channel: 'C1',
+        user: 'UHUMAN01',
+        text: `<@${botUserId}> 東京の天気を教えて`,
+        ts,
+        event_ts: ts,
+      });
+      const answer = await waitFor(
+        () =>
+          slack.thread('C1', ts).find((message) => message.user === botUserId && /晴れ/.test(message.text)),
+        30_000,
+      );
+      expect(answer.text).toContain('晴れ時々くもり');
+      expect(jma.hits.get('/bosai/forecast/data/forecast/130000.json')).toBeGreaterThan(0);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await Promise.all([slack.close(), llm.close(), jma.close()]);
+      if (child.exitCode !== 0) process.stderr.write(output);
+    }
+  }, 300_000);
+});
