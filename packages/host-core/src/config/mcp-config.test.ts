@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fillHeaders } from '../mcp/header-templates.js';
 import { isMcpEnabled, loadMcpConfig, McpConfigError, mcpConfigPath, parseMcpConfig } from './mcp-config.js';
 
 const file = 'config/mcp_servers.json';
@@ -271,6 +272,24 @@ describe('MCP server configuration', () => {
         {},
       );
       expect(servers[0]?.name).toBe('s');
+    });
+  });
+});
+
+describe('header templates', () => {
+  it('${name:-default} fills from tokens, then the environment, then the default', () => {
+    const templates = {
+      'X-Region': '${REGION:-ap-northeast-1}',
+      Authorization: 'Bearer ${token}',
+      'X-Trace': '${TRACE:-}',
+    };
+    expect(fillHeaders(templates, { token: 'tok-123456' }, {})).toEqual({
+      headers: { 'X-Region': 'ap-northeast-1', Authorization: 'Bearer tok-123456', 'X-Trace': '' },
+      missing: [],
+    });
+    expect(fillHeaders(templates, {}, { REGION: 'us-east-1' })).toEqual({
+      headers: { 'X-Region': 'us-east-1', 'X-Trace': '' },
+      missing: ['token'],
     });
   });
 });

@@ -15,7 +15,7 @@ export function currentTokens(): RequestTokens {
   return current.getStore() ?? {};
 }
 
-const placeholder = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const placeholder = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** Filled header values, and the placeholders nothing could fill. */
 export interface FilledHeaders {
@@ -23,7 +23,10 @@ export interface FilledHeaders {
   missing: string[];
 }
 
-/** Fills `${name}` from the request's tokens, then the environment; a header with a gap is left out. */
+/**
+ * Fills `${name}` from the request's tokens, then the environment, and `${name:-default}` with the
+ * default when neither has it; a header with a gap is left out.
+ */
 export function fillHeaders(
   templates: Record<string, string>,
   tokens: RequestTokens,
@@ -33,8 +36,9 @@ export function fillHeaders(
   const missing: string[] = [];
   for (const [name, template] of Object.entries(templates)) {
     let complete = true;
-    const value = template.replace(placeholder, (_whole, key: string) => {
+    const value = template.replace(placeholder, (_whole, key: string, fallback?: string) => {
       const found = tokens[key] ?? env[key];
+      if ((found === undefined || found === '') && fallback !== undefined) return fallback;
       if (found === undefined || found === '') {
         complete = false;
         if (!missing.includes(key)) missing.push(key);
