@@ -5,9 +5,11 @@ import { parseArgs } from 'node:util';
 import {
   type ChatEvent,
   ChatService,
+  environmentSecrets,
   type LLMProvider,
   type McpClientManager,
   type Message,
+  Redactor,
   startMcpFromEnvironment,
 } from '@ai-assistant/host-core';
 import {
@@ -90,7 +92,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   // Without a model the chat still opens, so servers, tools, resources and prompts can be looked at.
   let setupError: ProviderConfigError | undefined;
   try {
-    provider = createProviderFromEnv(env, { logger });
+    const redactor = new Redactor(environmentSecrets(env));
+    provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
   } catch (error) {
     if (!(error instanceof ProviderConfigError)) throw error;
     setupError = error;

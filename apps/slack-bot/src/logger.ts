@@ -21,8 +21,8 @@ export function logDestination(env: NodeJS.ProcessEnv, fd: 1 | 2): DestinationSt
 export function createLogger(
   env: NodeJS.ProcessEnv = process.env,
   destination?: NodeJS.WritableStream,
+  redactor: Redactor = new Redactor(environmentSecrets(env)),
 ): PinoLogger {
-  const redactor = new Redactor(environmentSecrets(env));
   return pino(
     {
       level: env.LOG_LEVEL || 'info',

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import {
   ChatService,
+  environmentSecrets,
   type McpClientManager,
   McpConfigError,
+  Redactor,
   startMcpFromEnvironment,
 } from '@ai-assistant/host-core';
 import { createProviderFromEnv, ProviderConfigError } from '@ai-assistant/llm-providers';
@@ -14,12 +16,14 @@ import { createLogger } from './logger.js';
 /** Starts the Slack app from the environment; resolves once it is listening. */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   loadDotEnv();
-  const logger = createLogger(env);
+  // One redactor for the app: its logs and the providers' error texts.
+  const redactor = new Redactor(environmentSecrets(env));
+  const logger = createLogger(env, undefined, redactor);
   let mcp: McpClientManager | undefined;
   let bot: SlackBot | undefined;
   try {
     const config = readBotConfig(env);
-    const provider = createProviderFromEnv(env, { logger });
+    const provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
     mcp = await startMcpFromEnvironment({ env, logger });
     const chat = new ChatService({
       provider,

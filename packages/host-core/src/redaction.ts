@@ -3,6 +3,7 @@ import type { Logger } from './logger.js';
 const secretVariable = /(_TOKEN|_KEY|_SECRET|PASSWORD)$/i;
 const minimumLength = 6;
 const maximumRemembered = 10_000;
+const keyShaped = /\b(?:sk|sk-ant|sk-proj|xox[abpr]|xapp)-[A-Za-z0-9_*-]{6,}/g;
 
 /** Values of the environment's secret-looking variables (`*_TOKEN`, `*_KEY`, `*_SECRET`, …). */
 export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
@@ -78,7 +79,8 @@ export class Redactor {
     for (const secret of this.ordered) {
       if (result.includes(secret)) result = result.split(secret).join('[REDACTED]');
     }
-    return result;
+    // Credentials of a known shape (API keys, Slack tokens) are hidden even when never registered.
+    return result.replace(keyShaped, '[REDACTED]');
   }
 
   /** A deep copy of a log field value with secrets replaced. */

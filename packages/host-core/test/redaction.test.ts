@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
+import { Redactor } from '../src/redaction.js';
 import { fixtures, recordingLogger } from './helpers.js';
 import { ScriptedProvider } from './scripted-provider.js';
 
@@ -143,5 +144,15 @@ describe('no secret reaches a log line, an error or a tool result', () => {
     for (const secret of [...Object.values(secrets), requestToken, literalHeader]) {
       expect(everything, `leaked ${secret}`).not.toContain(secret);
     }
+  });
+});
+
+describe('the Redactor', () => {
+  it('hides credentials of a known shape even when they were never registered', () => {
+    const redactor = new Redactor();
+    expect(redactor.redact('Incorrect API key provided: sk-proj-abcdef123456.')).toBe(
+      'Incorrect API key provided: [REDACTED].',
+    );
+    expect(redactor.redact('token xoxb-1234-5678-abcdef leaked')).toBe('token [REDACTED] leaked');
   });
 });

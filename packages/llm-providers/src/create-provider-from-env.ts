@@ -1,6 +1,7 @@
 import type { LLMProvider, Logger } from '@ai-assistant/host-core';
 import { AnthropicProvider } from './anthropic/anthropic-provider.js';
 import { OpenAICompatibleProvider, OpenAIProvider } from './openai/openai-provider.js';
+import type { Redact } from './provider-error.js';
 
 /** The configuration is missing or wrong; the message names the variable to set, never a value. */
 export class ProviderConfigError extends Error {
@@ -37,7 +38,7 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefine
  */
 export function createProviderFromEnv(
   env: NodeJS.ProcessEnv = process.env,
-  options: { logger?: Logger; fetch?: typeof fetch } = {},
+  options: { logger?: Logger; fetch?: typeof fetch; redact?: Redact } = {},
 ): LLMProvider {
   const requested = env.LLM_PROVIDER?.trim().toLowerCase();
   const kind =
@@ -56,6 +57,7 @@ export function createProviderFromEnv(
     maxTokens: positiveNumber(env, 'LLM_MAX_TOKENS'),
     logger: options.logger,
     fetch: options.fetch,
+    redact: options.redact,
   };
   switch (kind) {
     case 'openai':

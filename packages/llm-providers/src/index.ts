@@ -12,11 +12,11 @@ export {
   llmSetupHint,
   ProviderConfigError,
 } from './create-provider-from-env.js';
+export { normalizeToolCalls, type RawToolCall } from './normalize-tool-calls.js';
 export {
   extractTextToolCalls,
   fromOpenAIResponse,
   mapOpenAIFinishReason,
-  normalizeToolCalls,
   stripThinking,
 } from './openai/convert-from-openai-response.js';
 export { type OpenAIRequest, toOpenAIRequest } from './openai/convert-to-openai-request.js';
@@ -29,7 +29,9 @@ export { collectOpenAIStream } from './openai/openai-stream.js';
 export {
   isRetryableStatus,
   LLMProviderError,
+  type LLMProviderErrorOptions,
   type ProviderName,
-  redactSecrets,
+  type Redact,
+  redactKey,
   toProviderError,
 } from './provider-error.js';

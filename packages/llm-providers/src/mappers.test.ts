@@ -10,7 +10,7 @@ import {
   stripThinking,
 } from './openai/convert-from-openai-response.js';
 import { toOpenAIRequest } from './openai/convert-to-openai-request.js';
-import { redactSecrets } from './provider-error.js';
+import { redactKey, toProviderError } from './provider-error.js';
 
 describe('schema compilation', () => {
   it('inlines $refs (also nested and in arrays), drops $defs and $schema, adds items, keeps property names', () => {
@@ -176,12 +176,14 @@ describe('createProviderFromEnv', () => {
     }
   });
 
-  it('redacts keys from vendor text', () => {
-    expect(redactSecrets('Incorrect API key provided: sk-proj-abcdef123456.', [])).toBe(
-      'Incorrect API key provided: [REDACTED].',
+  it('redacts vendor text with the function it is handed (default: its own API key)', () => {
+    expect(redactKey('my-custom-secret')('token my-custom-secret leaked')).toBe('token [REDACTED] leaked');
+    const handed = (text: string) => text.replace('sk-proj-abcdef123456', '[REDACTED]');
+    const error = toProviderError(
+      'openai',
+      new Error('Incorrect API key provided: sk-proj-abcdef123456.'),
+      handed,
     );
-    expect(redactSecrets('token my-custom-secret leaked', ['my-custom-secret'])).toBe(
-      'token [REDACTED] leaked',
-    );
+    expect(error.message).toBe('openai: Incorrect API key provided: [REDACTED].');
   });
 });

@@ -1,39 +1,54 @@
 /** Which vendor adapter raised an error. */
 export type ProviderName = 'openai' | 'anthropic' | 'openai-compatible';
 
+/** What an {@link LLMProviderError} is made of. */
+export interface LLMProviderErrorOptions {
+  provider: ProviderName;
+  /** HTTP status, or undefined for connection failures and timeouts. */
+  status?: number;
+  retryable: boolean;
+  /** A sentence fit to show an end user (no vendor detail, no secrets). */
+  userMessage: string;
+  /** For logs: the vendor's words, redacted. */
+  message: string;
+  code: LLMProviderError['code'];
+  cause?: unknown;
+}
+
 /** One error type for every vendor failure: who, what status, retryable or not, and safe words for users. */
 export class LLMProviderError extends Error {
   override name = 'LLMProviderError';
-  constructor(
-    readonly provider: ProviderName,
-    /** HTTP status, or undefined for connection failures and timeouts. */
-    readonly status: number | undefined,
-    readonly retryable: boolean,
-    /** A sentence fit to show an end user (no vendor detail, no secrets). */
-    readonly userMessage: string,
-    message: string,
-    readonly code:
-      | 'AUTH'
-      | 'RATE_LIMITED'
-      | 'SERVER'
-      | 'TIMEOUT'
-      | 'CONNECTION'
-      | 'CONTEXT_TOO_LONG'
-      | 'NOT_FOUND'
-      | 'BAD_REQUEST'
-      | 'ABORTED',
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  readonly provider: ProviderName;
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly userMessage: string;
+  readonly code:
+    | 'AUTH'
+    | 'RATE_LIMITED'
+    | 'SERVER'
+    | 'TIMEOUT'
+    | 'CONNECTION'
+    | 'CONTEXT_TOO_LONG'
+    | 'NOT_FOUND'
+    | 'BAD_REQUEST'
+    | 'ABORTED';
+
+  constructor(options: LLMProviderErrorOptions) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.provider = options.provider;
+    this.status = options.status;
+    this.retryable = options.retryable;
+    this.userMessage = options.userMessage;
+    this.code = options.code;
   }
 }
 
-/** Replaces API keys (the configured one and anything shaped like a key) in vendor text. */
-export function redactSecrets(text: string, secrets: Array<string | undefined> = []): string {
-  let redacted = text;
-  for (const secret of secrets)
-    if (secret && secret.length >= 6) redacted = redacted.split(secret).join('[REDACTED]');
-  return redacted.replace(/\b(sk|sk-ant|sk-proj|xox[abpr]|xapp)-[A-Za-z0-9_*-]{6,}/g, '[REDACTED]');
+/** Removes secrets from vendor text; the app hands in host-core's redactor (`redactor.redact`). */
+export type Redact = (text: string) => string;
+
+/** The redaction used when none is handed in: the provider's own API key. */
+export function redactKey(apiKey: string | undefined): Redact {
+  return (text) => (apiKey && apiKey.length >= 6 ? text.split(apiKey).join('[REDACTED]') : text);
 }
 
 /** Whether an HTTP status is worth retrying (408, 409, 429, 5xx). */
@@ -45,34 +60,28 @@ export function isRetryableStatus(status: number | undefined): boolean {
  * Maps anything an SDK throws (APIError with `status`, connection errors, timeouts) to
  * {@link LLMProviderError}. Vendor text is redacted before it is kept.
  */
-export function toProviderError(
-  provider: ProviderName,
-  error: unknown,
-  secrets: Array<string | undefined>,
-): LLMProviderError {
+export function toProviderError(provider: ProviderName, error: unknown, redact: Redact): LLMProviderError {
   if (error instanceof LLMProviderError) return error;
   // SDK error classes keep name "Error"; their constructor names tell them apart.
   const name = `${(error as { name?: string })?.name ?? ''} ${(error as object)?.constructor?.name ?? ''}`;
   const status = (error as { status?: unknown })?.status;
   const httpStatus = typeof status === 'number' ? status : undefined;
   const raw = error instanceof Error ? error.message : String(error);
-  const detail = redactSecrets(raw, secrets).slice(0, 500);
+  const detail = redact(raw).slice(0, 500);
   const make = (
     code: LLMProviderError['code'],
     userMessage: string,
     retryable = isRetryableStatus(httpStatus),
   ) =>
-    new LLMProviderError(
+    new LLMProviderError({
       provider,
-      httpStatus,
+      status: httpStatus,
       retryable,
       userMessage,
-      `${provider}${httpStatus ? ` ${httpStatus}` : ''}: ${detail}`,
+      message: `${provider}${httpStatus ? ` ${httpStatus}` : ''}: ${detail}`,
       code,
-      {
-        cause: error,
-      },
-    );
+      cause: error,
+    });
   if (/UserAbort|AbortError/.test(name)) return make('ABORTED', 'The request was cancelled.', false);
   if (/Timeout/i.test(name))
     return make('TIMEOUT', 'The AI service did not answer in time. Please try again.', true);

@@ -8,7 +8,7 @@ import type {
 } from '@ai-assistant/host-core';
 import Anthropic from '@anthropic-ai/sdk';
 import { compileTools, type SchemaWarning, warnOncePerTool } from '../compile-tool-schema.js';
-import { type ProviderName, toProviderError } from '../provider-error.js';
+import { type ProviderName, type Redact, redactKey, toProviderError } from '../provider-error.js';
 import { defaultMaxTools, selectToolsLogged } from '../select-tools.js';
 import { collectAnthropicStream, fromAnthropicResponse } from './convert-from-anthropic-response.js';
 import { toAnthropicRequest } from './convert-to-anthropic-request.js';
@@ -26,6 +26,8 @@ export interface AnthropicProviderOptions {
   fetch?: typeof fetch;
   /** Most tools sent in one request (default 128, what OpenAI accepts); the most relevant are kept. */
   maxTools?: number;
+  /** Removes secrets from vendor error text: pass host-core's `redactor.redact` (default: this apiKey only). */
+  redact?: Redact;
   logger?: Logger;
 }
 
@@ -79,24 +81,14 @@ export class AnthropicProvider implements LLMProvider {
       stream,
     });
     try {
-      if (stream) {
-        const events = await this.client.messages.create(
-          request as unknown as Anthropic.MessageCreateParamsStreaming,
-          {
-            signal: options.signal,
-          },
-        );
+      if (request.stream) {
+        const events = await this.client.messages.create(request, { signal: options.signal });
         return await collectAnthropicStream(events, options.onTextDelta);
       }
-      const message = await this.client.messages.create(
-        request as unknown as Anthropic.MessageCreateParamsNonStreaming,
-        {
-          signal: options.signal,
-        },
-      );
+      const message = await this.client.messages.create(request, { signal: options.signal });
       return fromAnthropicResponse(message);
     } catch (error) {
-      throw toProviderError(this.name, error, [this.options.apiKey]);
+      throw toProviderError(this.name, error, this.options.redact ?? redactKey(this.options.apiKey));
     }
   }
 }

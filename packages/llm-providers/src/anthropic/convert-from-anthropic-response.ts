@@ -1,5 +1,5 @@
 import type { LLMResponse, StopReason } from '@ai-assistant/host-core';
-import { normalizeToolCalls } from '../openai/convert-from-openai-response.js';
+import { normalizeToolCalls } from '../normalize-tool-calls.js';
 
 /** Maps Anthropic's `stop_reason` to the neutral stop reason. */
 export function mapAnthropicStopReason(reason: unknown): StopReason {

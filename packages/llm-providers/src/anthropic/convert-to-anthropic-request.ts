@@ -1,20 +1,10 @@
 import type { Message, ToolDefinition } from '@ai-assistant/host-core';
+import type Anthropic from '@anthropic-ai/sdk';
 
-type Block =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+type Block = Anthropic.TextBlockParam | Anthropic.ToolUseBlockParam | Anthropic.ToolResultBlockParam;
 
-/** The Messages request body we send (a subset of the API's). */
-export interface AnthropicRequest {
-  model: string;
-  max_tokens: number;
-  system?: string;
-  messages: Array<{ role: 'user' | 'assistant'; content: Block[] }>;
-  tools?: Array<{ name: string; description: string; input_schema: Record<string, unknown> }>;
-  temperature?: number;
-  stream?: boolean;
-}
+/** The Messages request body we send: the SDK's own type, so the compiler checks it. */
+export type AnthropicRequest = Anthropic.MessageCreateParams;
 
 /**
  * Maps neutral messages to a Messages request: system messages become `system`; tool results become
@@ -31,7 +21,7 @@ export function toAnthropicRequest(
     .map((message) => message.content)
     .filter(Boolean)
     .join('\n\n');
-  const turns: AnthropicRequest['messages'] = [];
+  const turns: Array<{ role: 'user' | 'assistant'; content: Block[] }> = [];
   const append = (role: 'user' | 'assistant', blocks: Block[]) => {
     if (blocks.length === 0) return;
     const last = turns.at(-1);
@@ -79,11 +69,12 @@ export function toAnthropicRequest(
           tools: tools.map((tool) => ({
             name: tool.name,
             description: tool.description,
-            input_schema: tool.inputSchema,
+            // compileToolSchema guarantees an object schema at the top level.
+            input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
           })),
         }
       : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-    ...(options.stream ? { stream: true } : {}),
+    ...(options.stream ? { stream: true as const } : {}),
   };
 }

@@ -1,18 +1,35 @@
 import type { Message, ToolDefinition } from '@ai-assistant/host-core';
+import type {
+  ChatCompletionCreateParams,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 
-/** The Chat Completions request body we send (a subset of the API's). */
-export interface OpenAIRequest {
-  model: string;
-  messages: Array<Record<string, unknown>>;
-  tools?: Array<{
-    type: 'function';
-    function: { name: string; description: string; parameters: Record<string, unknown> };
-  }>;
-  max_completion_tokens?: number;
-  max_tokens?: number;
-  temperature?: number;
-  stream?: boolean;
-  stream_options?: { include_usage: boolean };
+/** The Chat Completions request body we send: the SDK's own type, so the compiler checks it. */
+export type OpenAIRequest = ChatCompletionCreateParams;
+
+function toOpenAIMessage(message: Message): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content === '' && message.toolCalls?.length ? null : message.content,
+        ...(message.toolCalls?.length
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+              })),
+            }
+          : {}),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId ?? '', content: message.content };
+    case 'system':
+      return { role: 'system', content: message.content };
+    default:
+      return { role: 'user', content: message.content };
+  }
 }
 
 /** Options of {@link toOpenAIRequest}. */
@@ -35,28 +52,10 @@ export function toOpenAIRequest(
 ): OpenAIRequest {
   const request: OpenAIRequest = {
     model: options.model,
-    messages: messages.map((message) => {
-      switch (message.role) {
-        case 'assistant':
-          return {
-            role: 'assistant',
-            content: message.content === '' && message.toolCalls?.length ? null : message.content,
-            ...(message.toolCalls?.length
-              ? {
-                  tool_calls: message.toolCalls.map((call) => ({
-                    id: call.id,
-                    type: 'function',
-                    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-                  })),
-                }
-              : {}),
-          };
-        case 'tool':
-          return { role: 'tool', tool_call_id: message.toolCallId ?? '', content: message.content };
-        default:
-          return { role: message.role, content: message.content };
-      }
-    }),
+    messages: messages.map(toOpenAIMessage),
+    ...(options.stream
+      ? { stream: true as const, ...(options.streamUsage ? { stream_options: { include_usage: true } } : {}) }
+      : {}),
   };
   if (tools.length > 0) {
     request.tools = tools.map((tool) => ({
@@ -69,9 +68,5 @@ export function toOpenAIRequest(
     else request.max_completion_tokens = options.maxTokens;
   }
   if (options.temperature !== undefined) request.temperature = options.temperature;
-  if (options.stream) {
-    request.stream = true;
-    if (options.streamUsage) request.stream_options = { include_usage: true };
-  }
   return request;
 }

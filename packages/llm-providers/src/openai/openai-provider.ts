@@ -7,12 +7,14 @@ import type {
   ToolDefinition,
 } from '@ai-assistant/host-core';
 import OpenAI from 'openai';
-import type {
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionCreateParamsStreaming,
-} from 'openai/resources/chat/completions';
 import { compileTools, type SchemaWarning, warnOncePerTool } from '../compile-tool-schema.js';
-import { LLMProviderError, type ProviderName, toProviderError } from '../provider-error.js';
+import {
+  LLMProviderError,
+  type ProviderName,
+  type Redact,
+  redactKey,
+  toProviderError,
+} from '../provider-error.js';
 import { defaultMaxTools, selectToolsLogged } from '../select-tools.js';
 import { fromOpenAIResponse } from './convert-from-openai-response.js';
 import { toOpenAIRequest } from './convert-to-openai-request.js';
@@ -33,6 +35,8 @@ export interface OpenAIProviderOptions {
   fetch?: typeof fetch;
   /** Most tools sent in one request (default 128, what OpenAI accepts); the most relevant are kept. */
   maxTools?: number;
+  /** Removes secrets from vendor error text: pass host-core's `redactor.redact` (default: this apiKey only). */
+  redact?: Redact;
   logger?: Logger;
 }
 
@@ -101,24 +105,14 @@ export class OpenAIProvider implements LLMProvider {
       streamUsage: !this.lenient,
     });
     try {
-      if (stream) {
-        const chunks = await this.client.chat.completions.create(
-          request as unknown as ChatCompletionCreateParamsStreaming,
-          {
-            signal: options.signal,
-          },
-        );
+      if (request.stream) {
+        const chunks = await this.client.chat.completions.create(request, { signal: options.signal });
         return await collectOpenAIStream(chunks, { lenient: this.lenient, onTextDelta: options.onTextDelta });
       }
-      const completion = await this.client.chat.completions.create(
-        request as unknown as ChatCompletionCreateParamsNonStreaming,
-        {
-          signal: options.signal,
-        },
-      );
+      const completion = await this.client.chat.completions.create(request, { signal: options.signal });
       return fromOpenAIResponse(completion, { lenient: this.lenient });
     } catch (error) {
-      throw toProviderError(this.name, error, [this.options.apiKey]);
+      throw toProviderError(this.name, error, this.options.redact ?? redactKey(this.options.apiKey));
     }
   }
 }
