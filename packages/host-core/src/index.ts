@@ -6,10 +6,9 @@ export {
   defaultSystemPrompt,
   type RespondInput,
   type RespondResult,
-  type ToolHost,
   type TraceEntry,
 } from './chat/chat-service.js';
-export { checkArguments } from './chat/validate-arguments.js';
+export type { ToolHost } from './chat/tool-host.js';
 export {
   type BuiltinServerConfig,
   defaultToolTimeoutMs,
@@ -57,6 +56,7 @@ export { environmentSecrets, Redactor } from './redaction.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
 export { CalculationError, calculate } from './tools/calculate.js';
 export { OpenApiSpecError, openApiOperations } from './tools/openapi-tools.js';
+export { checkArguments } from './tools/validate-arguments.js';
 export type {
   CompletionOptions,
   JsonSchema,

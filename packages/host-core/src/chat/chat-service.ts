@@ -1,5 +1,4 @@
 import { type Logger, silentLogger } from '../logger.js';
-import type { McpClientManager } from '../mcp/client-manager.js';
 import {
   McpToolCancelledError,
   McpToolCredentialsError,
@@ -8,20 +7,9 @@ import {
   McpToolTimeoutError,
 } from '../mcp/errors.js';
 import type { RequestTokens } from '../mcp/header-templates.js';
+import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
 import type { LLMProvider, Message, ToolCall, ToolDefinition } from '../types.js';
-import { checkArguments, firstRequiredString } from './validate-arguments.js';
-
-/** What the chat loop needs from the MCP side; `McpClientManager` is one. */
-export type ToolHost = Pick<
-  McpClientManager,
-  | 'listTools'
-  | 'resolveTool'
-  | 'callTool'
-  | 'systemInstructions'
-  | 'responseInstructionFor'
-  | 'autoContextTools'
-  | 'redactor'
->;
+import type { ToolHost } from './tool-host.js';
 
 /** Progress of one turn, reported as it happens. */
 export type ChatEvent =
@@ -276,10 +264,7 @@ export class ChatService {
         name: tool.name,
         ...(target ? { server: target.server, tool: target.tool } : {}),
       };
-      const arguments_ = host.redactor.redactValue({ [parameter]: input.userMessage }) as Record<
-        string,
-        unknown
-      >;
+      const arguments_ = host.redact({ [parameter]: input.userMessage }) as Record<string, unknown>;
       emit({ type: 'tool_start', ...event, arguments: arguments_, autoContext: true });
       const started = performance.now();
       let ok = false;
@@ -324,7 +309,7 @@ export class ChatService {
     const where = target ? { server: target.server, tool: target.tool } : {};
     const started = performance.now();
     // What is shown and logged passes the redactor; the tool itself gets the real arguments.
-    const shownArguments = host.redactor.redactValue(call.arguments) as Record<string, unknown>;
+    const shownArguments = host.redact(call.arguments);
     emit({ type: 'tool_start', callId: call.id, name: call.name, ...where, arguments: shownArguments });
     let content: string;
     let ok = false;

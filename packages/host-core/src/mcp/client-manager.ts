@@ -252,6 +252,11 @@ export class McpClientManager {
     }
   }
 
+  /** A copy of a value with every secret this manager knows replaced (for display and logs). */
+  redact<T>(value: T): T {
+    return this.redactor.redactValue(value) as T;
+  }
+
   /** Each configured server with its state and tool count. */
   status(): ServerStatus[] {
     return [...this.connections.values()].map((connection) => ({

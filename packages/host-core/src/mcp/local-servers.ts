@@ -1,8 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { checkArguments } from '../chat/validate-arguments.js';
 import type { BuiltinServerConfig, OpenApiServerConfig } from '../config/mcp-config.js';
 import { builtinTools } from '../tools/builtin-tools.js';
 import { callOperation, openApiOperations, placeSecurity } from '../tools/openapi-tools.js';
+import { checkArguments } from '../tools/validate-arguments.js';
 import type { RawToolResult } from './format-tool-result.js';
 import { fillHeaders, type RequestTokens } from './header-templates.js';
 

@@ -1,0 +1,23 @@
+import type { AutoContextTool, CallToolOptions, ToolCallOutcome } from '../mcp/client-manager.js';
+import type { ToolDefinition } from '../types.js';
+
+/**
+ * The seam where the chat loop meets the tools: what `ChatService` needs, and nothing more.
+ * `McpClientManager` is one; a test or another host can be another.
+ */
+export interface ToolHost {
+  /** Every tool the model may call, with provider-safe names. */
+  listTools(): ToolDefinition[];
+  /** The server and original tool name behind a model-facing name. */
+  resolveTool(name: string): { server: string; tool: string } | undefined;
+  /** Runs a tool; failures throw the `McpTool*Error` types. */
+  callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<ToolCallOutcome>;
+  /** The configured `system_instruction` of every connected server. */
+  systemInstructions(): string[];
+  /** The `response_instruction` of the server behind a model-facing tool name. */
+  responseInstructionFor(toolName: string): string | undefined;
+  /** Tools to call with the person's message before the model is asked. */
+  autoContextTools(): AutoContextTool[];
+  /** A copy of a value (text, arguments, a log record) with every known secret replaced. */
+  redact<T>(value: T): T;
+}
