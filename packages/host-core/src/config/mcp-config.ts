@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { builtinTools } from '../tools/builtin-tools.js';
-import { OpenApiSpecError, openApiOperations, placeSecurity } from '../tools/openapi-tools.js';
+import { type CompiledOpenApi, compileOpenApi, OpenApiSpecError } from '../tools/openapi-tools.js';
 import type { JsonSchema } from '../types.js';
 
 /** The kinds of server the host can use. */
@@ -49,7 +49,8 @@ export interface BuiltinServerConfig extends CommonServerConfig {
 /** A REST API described by an OpenAPI 3.x document, offered as tools. */
 export interface OpenApiServerConfig extends CommonServerConfig {
   transport: 'openapi';
-  spec: unknown;
+  /** The document, read once at load: its operations and where their credentials go. */
+  api: CompiledOpenApi;
   baseUrl: string;
   /** Header templates, filled per request like a remote server's. */
   headers: Record<string, string>;
@@ -396,9 +397,9 @@ export function parseMcpConfig(
         typeof entry.openapi_spec === 'string'
           ? readSpec(entry.openapi_spec, baseFolder, `${path}: ${where}.openapi_spec`)
           : entry.openapi_spec;
+      let api: CompiledOpenApi;
       try {
-        openApiOperations(spec, () => {});
-        placeSecurity(spec, entry.security ?? {});
+        api = compileOpenApi(spec, entry.security ?? {});
       } catch (error) {
         if (!(error instanceof OpenApiSpecError)) throw error;
         throw new McpConfigError(
@@ -420,7 +421,7 @@ export function parseMcpConfig(
       return {
         ...common,
         transport: 'openapi',
-        spec,
+        api,
         baseUrl,
         headers: entry.headers ?? {},
         security: entry.security ?? {},

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { BuiltinServerConfig, OpenApiServerConfig } from '../config/mcp-config.js';
 import { builtinTools } from '../tools/builtin-tools.js';
-import { callOperation, openApiOperations, placeSecurity } from '../tools/openapi-tools.js';
+import { callOperation } from '../tools/openapi-tools.js';
 import { checkArguments } from '../tools/validate-arguments.js';
 import type { RawToolResult } from './format-tool-result.js';
 import { fillHeaders, type RequestTokens } from './header-templates.js';
@@ -64,21 +64,14 @@ export function builtinServer(config: BuiltinServerConfig, now: () => Date): Loc
   };
 }
 
-/** An OpenAPI document's operations as tools, called over HTTP with undici. */
+/** An OpenAPI document's operations (read once at config load) as tools, called over HTTP with undici. */
 export function openApiServer(
   config: OpenApiServerConfig,
   env: NodeJS.ProcessEnv,
   warn: (message: string) => void,
 ): LocalServer {
-  const operations = openApiOperations(config.spec, warn);
-  placeSecurity(config.spec, config.security); // every configured scheme must exist in the document
-  // Each operation sends only the credentials of the schemes it declares.
-  const placements = new Map(
-    operations.map((operation) => [
-      operation.name,
-      placeSecurity(config.spec, config.security, operation.security),
-    ]),
-  );
+  const { operations, warnings } = config.api;
+  for (const warning of warnings) warn(warning);
   return {
     tools: operations.map((operation) => ({
       name: operation.name,
@@ -88,15 +81,17 @@ export function openApiServer(
     async call(name, args, context) {
       const operation = operations.find((candidate) => candidate.name === name);
       if (!operation) return text(`unknown operation "${name}"`, true);
-      const security = placements.get(name) as ReturnType<typeof placeSecurity>;
-      const headers = fillHeaders({ ...config.headers, ...security.headers }, context.tokens, env);
-      const query = fillHeaders(security.query, context.tokens, env);
-      const missing = [...headers.missing, ...query.missing];
+      const { placement } = operation;
+      const basic =
+        placement.basic === undefined
+          ? undefined
+          : fillHeaders({ basic: placement.basic }, context.tokens, env);
+      const headers = fillHeaders({ ...config.headers, ...placement.headers }, context.tokens, env);
+      const query = fillHeaders(placement.query, context.tokens, env);
+      const missing = [...headers.missing, ...query.missing, ...(basic?.missing ?? [])];
       if (missing.length > 0) throw new MissingCredentialsError(missing);
-      for (const [header, value] of Object.entries(headers.headers)) {
-        const basic = /^Basic \{\{base64:(.*)\}\}$/.exec(value);
-        if (basic) headers.headers[header] = `Basic ${Buffer.from(basic[1] ?? '').toString('base64')}`;
-      }
+      if (basic?.headers.basic !== undefined)
+        headers.headers.Authorization = `Basic ${Buffer.from(basic.headers.basic).toString('base64')}`;
       // Whatever the server quotes back of these (a 403 echoing Authorization) is then redacted.
       context.secrets?.([...Object.values(headers.headers), ...Object.values(query.headers)]);
       const result = await callOperation(operation, args, {

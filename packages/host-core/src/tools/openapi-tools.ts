@@ -35,6 +35,8 @@ export interface OpenApiOperation {
 export interface SecurityPlacement {
   headers: Record<string, string>;
   query: Record<string, string>;
+  /** HTTP Basic: the `user:password` template, sent as `Authorization: Basic base64(filled value)`. */
+  basic?: string;
 }
 
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -194,6 +196,28 @@ export function openApiOperations(spec: unknown, warn: (message: string) => void
   return operations;
 }
 
+/** An OpenAPI document read once: its operations, each with where its credentials go. */
+export interface CompiledOpenApi {
+  operations: Array<OpenApiOperation & { placement: SecurityPlacement }>;
+  /** What was left out of the document (non-JSON bodies, cookie parameters, callbacks). */
+  warnings: string[];
+}
+
+/** Reads an OpenAPI document once; throws {@link OpenApiSpecError} (with its JSON pointer) when unusable. */
+export function compileOpenApi(spec: unknown, security: Record<string, string>): CompiledOpenApi {
+  const warnings: string[] = [];
+  const operations = openApiOperations(spec, (message) => warnings.push(message));
+  placeSecurity(spec, security); // every configured scheme must exist in the document
+  return {
+    operations: operations.map((operation) => ({
+      ...operation,
+      // Each operation sends only the credentials of the schemes it declares.
+      placement: placeSecurity(spec, security, operation.security),
+    })),
+    warnings,
+  };
+}
+
 /**
  * Where configured security values go: `security` maps a scheme name of the document to a value
  * (templates allowed). apiKey → its header or query parameter; http bearer → `Authorization:
@@ -224,7 +248,7 @@ export function placeSecurity(
     else if (definition.type === 'http' && String(definition.scheme).toLowerCase() === 'bearer')
       placement.headers.Authorization = `Bearer ${value}`;
     else if (definition.type === 'http' && String(definition.scheme).toLowerCase() === 'basic')
-      placement.headers.Authorization = `Basic {{base64:${value}}}`;
+      placement.basic = value;
     else
       throw new OpenApiSpecError(
         `/components/securitySchemes/${escapePointer(scheme)}`,
