@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import { descendantsOf } from '@ai-assistant/host-core';
+import { descendantsOf } from '@ai-assistant/host-core/internal';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { describe, expect, it } from 'vitest';
 import { startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';

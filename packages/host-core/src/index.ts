@@ -46,17 +46,13 @@ export {
   McpToolNotFoundError,
   McpToolTimeoutError,
 } from './mcp/errors.js';
-export { defaultResultBudget, formatToolResult, truncateMiddle } from './mcp/format-tool-result.js';
-export { fillHeaders, type RequestTokens } from './mcp/header-templates.js';
-export { descendantsOf } from './mcp/process-tree.js';
+export type { RequestTokens } from './mcp/header-templates.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
-export { encodeToolName } from './mcp/tool-names.js';
 export { environmentSecrets, Redactor } from './redaction.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
 export { CalculationError, calculate } from './tools/calculate.js';
-export { OpenApiSpecError, openApiOperations } from './tools/openapi-tools.js';
-export { checkArguments } from './tools/validate-arguments.js';
+export { OpenApiSpecError } from './tools/openapi-tools.js';
 export type {
   CompletionOptions,
   JsonSchema,
