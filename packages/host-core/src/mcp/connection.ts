@@ -1,0 +1,239 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerConfig } from '../config/mcp-config.js';
+import { fillHeaders } from './header-templates.js';
+import { builtinServer, type LocalServer, openApiServer } from './local-servers.js';
+import type { ServerState } from './manager-types.js';
+import { listAll } from './pagination.js';
+import { descendantsOf, terminate } from './process-tree.js';
+import { describeError, withTimeout } from './request-errors.js';
+import { missingPath, stderrCause } from './stderr-cause.js';
+import { visibleTools } from './tool-index.js';
+import { createTransport, type TransportContext } from './transports.js';
+
+interface BaseConnection {
+  config: ServerConfig;
+  state: ServerState;
+  reason?: string;
+  tools: Tool[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  prompts: Prompt[];
+  /** Model-facing tool names, when not `mcp__<server>__<tool>` (the host's own tools). */
+  toolName?: (tool: string) => string;
+}
+
+/** A server spoken to over MCP: a child process (stdio) or a remote endpoint (Streamable HTTP, SSE). */
+export interface McpConnection extends BaseConnection {
+  kind: 'mcp';
+  /** Set while connected. */
+  client?: Client;
+  transport?: Transport;
+  pid?: number;
+  /** Descendants of a stdio server seen so far, so a wrapper's grandchildren are stopped too. */
+  descendants: Set<number>;
+  stderrTail: string[];
+}
+
+/** A server that lives inside the host: builtin tools, an OpenAPI document, the host's resource tools. */
+export interface LocalConnection extends BaseConnection {
+  kind: 'local';
+  local?: LocalServer;
+}
+
+/** One configured server and what is known of it. */
+export type Connection = McpConnection | LocalConnection;
+
+/** What opening a connection needs from the manager. */
+export interface ConnectionContext extends TransportContext {
+  clientInfo: { name: string; version: string };
+  connectTimeoutMs: number;
+  now: () => Date;
+  /** A server's tools (or its state) changed: the tool index must be rebuilt. */
+  onToolsChanged: () => void;
+}
+
+const closeBudgetMs = 5000;
+
+/** A connection not opened yet (or never: disabled). */
+export function newConnection(config: ServerConfig): Connection {
+  const base = {
+    config,
+    state: (config.disabled ? 'disabled' : 'connecting') as ServerState,
+    tools: [],
+    resources: [],
+    resourceTemplates: [],
+    prompts: [],
+  };
+  return config.transport === 'builtin' || config.transport === 'openapi'
+    ? { ...base, kind: 'local' }
+    : { ...base, kind: 'mcp', descendants: new Set(), stderrTail: [] };
+}
+
+/** Opens a connection; a failure is logged and leaves it `failed` with a reason. Never throws. */
+export function openConnection(connection: Connection, context: ConnectionContext): Promise<void> {
+  return connection.kind === 'local' ? openLocal(connection, context) : openMcp(connection, context);
+}
+
+async function openLocal(connection: LocalConnection, context: ConnectionContext): Promise<void> {
+  const config = connection.config;
+  const name = config.name;
+  try {
+    if (config.transport === 'openapi') {
+      context.redactor.pin(
+        Object.values(fillHeaders({ ...config.headers, ...config.security }, {}, context.env).headers),
+      );
+      connection.local = openApiServer(config, context.env, (message) =>
+        context.logger.warn({ server: name }, `OpenAPI: ${message}`),
+      );
+    } else if (config.transport === 'builtin') {
+      connection.local = builtinServer(config, context.now);
+    }
+    connection.tools = connection.local?.tools ?? [];
+    connection.state = 'connected';
+    context.logger.info(
+      { server: name, transport: config.transport, tools: visibleTools(connection).length },
+      'tool server ready',
+    );
+  } catch (error) {
+    connection.state = 'failed';
+    connection.reason = describeError(error);
+    context.logger.error(
+      { server: name, reason: connection.reason },
+      'tool server failed to start; skipping it',
+    );
+  }
+}
+
+function newClient(connection: McpConnection, context: ConnectionContext): Client {
+  const name = connection.config.name;
+  const refreshFailed = (error: unknown) =>
+    // While closing, a refresh that finds the connection gone is expected.
+    context.logger[connection.state === 'closed' ? 'debug' : 'warn'](
+      { server: name, error: describeError(error) },
+      'MCP list refresh failed',
+    );
+  const client: Client = new Client(context.clientInfo, {
+    capabilities: {},
+    listChanged: {
+      tools: {
+        onChanged: (error, tools) => {
+          if (error || !tools) return refreshFailed(error);
+          connection.tools = tools;
+          context.onToolsChanged();
+          context.logger.info({ server: name, tools: tools.length }, 'MCP server tools changed');
+        },
+      },
+      resources: {
+        onChanged: (error, resources) => {
+          if (error || !resources) return refreshFailed(error);
+          connection.resources = resources;
+          void listAll(client, 'templates').then((templates) => {
+            connection.resourceTemplates = templates as ResourceTemplate[];
+            context.onToolsChanged();
+          }, refreshFailed);
+          context.logger.info({ server: name, resources: resources.length }, 'MCP server resources changed');
+        },
+      },
+      prompts: {
+        onChanged: (error, prompts) => {
+          if (error || !prompts) return refreshFailed(error);
+          connection.prompts = prompts;
+          context.logger.info({ server: name, prompts: prompts.length }, 'MCP server prompts changed');
+        },
+      },
+    },
+  });
+  return client;
+}
+
+async function openMcp(connection: McpConnection, context: ConnectionContext): Promise<void> {
+  const config = connection.config;
+  const name = config.name;
+  const started = Date.now();
+  try {
+    if (config.transport === 'stdio') {
+      // A mistyped path fails here with the folder it was resolved against, not as "exit code 1".
+      const missing = missingPath(config.command, config.args, config.cwd);
+      if (missing) throw new Error(missing);
+    }
+    const client = newClient(connection, context);
+    const transport = await createTransport(connection, context);
+    connection.client = client;
+    connection.transport = transport;
+    transport.onerror = (error) => {
+      // Closing aborts the transport's streams; what it reports then is expected, not a warning.
+      const level = connection.state === 'closed' ? 'debug' : 'warn';
+      context.logger[level]({ server: name, error: describeError(error) }, 'MCP transport error');
+    };
+    await withTimeout(
+      (async () => {
+        await client.connect(transport);
+        const pid = (transport as { pid?: number | null }).pid;
+        if (pid) connection.pid = pid;
+        connection.tools = (await listAll(client, 'tools')) as Tool[];
+        connection.resources = (await listAll(client, 'resources')) as Resource[];
+        connection.resourceTemplates = (await listAll(client, 'templates')) as ResourceTemplate[];
+        connection.prompts = (await listAll(client, 'prompts')) as Prompt[];
+      })(),
+      context.connectTimeoutMs,
+      `no answer to initialize/tools/list within ${context.connectTimeoutMs} ms`,
+    );
+    if (connection.pid)
+      for (const pid of await descendantsOf(connection.pid)) connection.descendants.add(pid);
+    client.onclose = () => {
+      if (connection.state !== 'connected') return;
+      connection.state = 'failed';
+      const cause = stderrCause(connection.stderrTail);
+      connection.reason = `connection closed${cause ? `: ${cause}` : ''}`;
+      context.logger.warn(
+        { server: name, reason: connection.reason },
+        'MCP server disconnected; its tools now fail',
+      );
+      context.onToolsChanged();
+      void terminate([...connection.descendants]);
+    };
+    connection.state = 'connected';
+    context.logger.info(
+      {
+        server: name,
+        transport: config.transport,
+        tools: visibleTools(connection).length,
+        ms: Date.now() - started,
+      },
+      'MCP server connected',
+    );
+  } catch (error) {
+    const detail = describeError(error);
+    const stderr = stderrCause(connection.stderrTail);
+    connection.reason = stderr && !detail.includes(stderr) ? `${detail} (stderr: ${stderr})` : detail;
+    context.logger.error(
+      { server: name, reason: connection.reason },
+      'MCP server failed to start; skipping it',
+    );
+    await shutDown(connection, connection.reason);
+    connection.state = 'failed';
+  }
+}
+
+/** Ends a connection and its child process with every descendant (within about 5 s). */
+export async function shutDown(connection: Connection, reason: string): Promise<void> {
+  const wasConnected = connection.state === 'connected';
+  if (connection.state !== 'failed') connection.state = 'closed';
+  if (wasConnected || !connection.reason) connection.reason = reason;
+  if (connection.kind === 'local') return;
+  const { client, transport } = connection;
+  connection.client = undefined;
+  connection.transport = undefined;
+  if (!client && !transport) return;
+  if (client) client.onclose = undefined;
+  const pid = connection.pid;
+  if (pid) for (const descendant of await descendantsOf(pid)) connection.descendants.add(descendant);
+  const graceful = client ? client.close() : (transport?.close() ?? Promise.resolve());
+  await Promise.race([
+    graceful.catch(() => {}),
+    new Promise((resolve) => setTimeout(resolve, closeBudgetMs - 2000).unref()),
+  ]);
+  await terminate([...(pid ? [pid] : []), ...connection.descendants], 1000);
+}

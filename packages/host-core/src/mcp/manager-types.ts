@@ -1,0 +1,94 @@
+import type { ServerConfig } from '../config/mcp-config.js';
+import type { Logger } from '../logger.js';
+import type { JsonSchema } from '../types.js';
+import type { RequestTokens } from './header-templates.js';
+
+/** Options of `McpClientManager`. */
+export interface McpClientManagerOptions {
+  logger?: Logger;
+  /** Time a server has to start and answer `initialize` and `tools/list` (default 10 000 ms). */
+  connectTimeoutMs?: number;
+  /** Largest tool result handed on, in characters (default 20 000). */
+  resultBudget?: number;
+  /** Name and version this host announces to servers. */
+  clientInfo?: { name: string; version: string };
+  /** Where `${NAME}` in header templates falls back to (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Clock of the builtin tools (default: the real clock). */
+  now?: () => Date;
+}
+
+/** Where a server stands. */
+export type ServerState = 'connecting' | 'connected' | 'failed' | 'disabled' | 'closed';
+
+/** One server's status, for logs, /healthz and `/servers`. */
+export interface ServerStatus {
+  name: string;
+  transport: ServerConfig['transport'];
+  state: ServerState;
+  /** Why it failed or closed. */
+  reason?: string;
+  toolCount: number;
+}
+
+/** Per-call options of `McpClientManager.callTool`. */
+export interface CallToolOptions {
+  signal?: AbortSignal;
+  /** Overrides the server's `timeout_ms`. */
+  timeoutMs?: number;
+  /** Per-request secrets for `${name}` header templates; never logged, never returned. */
+  tokens?: RequestTokens;
+}
+
+/** A tool result as the model will read it. */
+export interface ToolCallOutcome {
+  text: string;
+  isError: boolean;
+  server: string;
+  tool: string;
+}
+
+/** A resource some server offers. */
+export interface ResourceEntry {
+  server: string;
+  uri: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** A resource template some server offers. */
+export interface ResourceTemplateEntry {
+  server: string;
+  uriTemplate: string;
+  name: string;
+  description?: string;
+}
+
+/** A prompt some server offers. */
+export interface PromptEntry {
+  server: string;
+  name: string;
+  description?: string;
+  arguments: Array<{ name: string; description?: string; required?: boolean }>;
+}
+
+/** A prompt filled in by its server, as plain messages. */
+export interface FilledPrompt {
+  description?: string;
+  messages: Array<{ role: 'user' | 'assistant'; content: string }>;
+}
+
+/** Names of the host's own resource tools, offered when some server has resources. */
+export const hostToolNames = {
+  listResources: 'host__list_resources',
+  readResource: 'host__read_resource',
+} as const;
+
+/** A tool to call with the user's message before the first model call. */
+export interface AutoContextTool {
+  server: string;
+  /** Provider-safe name, as listed by `McpClientManager.listTools`. */
+  name: string;
+  inputSchema: JsonSchema;
+}

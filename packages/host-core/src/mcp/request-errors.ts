@@ -1,0 +1,55 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpToolCancelledError,
+  McpToolCredentialsError,
+  McpToolExecutionError,
+  McpToolTimeoutError,
+} from './errors.js';
+import { MissingCredentialsError } from './local-servers.js';
+
+/** A short, one-line description of anything thrown by the SDK, a transport or a local server. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // The SDK prefixes "MCP error <code>: " to a server's message that often carries the same prefix.
+  const message = error.message
+    .replace(/(MCP error -?\d+: )(?=MCP error -?\d+: )/g, '')
+    .replace(/\s+/g, ' ')
+    .slice(0, 300);
+  // The SDK's HTTP transports put the HTTP status in `code`.
+  const status = (error as { code?: unknown }).code;
+  return typeof status === 'number' && status >= 400 && status < 600 ? `HTTP ${status}: ${message}` : message;
+}
+
+/** What a failed request was, for its error. */
+export interface FailedRequest {
+  /** The tool name, or `prompt <name>` / `read_resource <uri>`. */
+  what: string;
+  server: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  redact: (text: string) => string;
+}
+
+/** The one mapping from SDK, transport and local errors to the `McpTool*Error` types (text redacted). */
+export function toRequestError(error: unknown, request: FailedRequest): Error {
+  const { what, server } = request;
+  if (request.signal?.aborted) return new McpToolCancelledError(what);
+  const timedOut =
+    (error instanceof McpError && error.code === ErrorCode.RequestTimeout) ||
+    error instanceof McpToolTimeoutError;
+  if (timedOut) return new McpToolTimeoutError(what, server, request.timeoutMs, { cause: error });
+  if (error instanceof MissingCredentialsError)
+    return new McpToolCredentialsError(what, server, error.placeholders);
+  return new McpToolExecutionError(what, server, request.redact(describeError(error)), { cause: error });
+}
+
+/** Rejects with `message` when `promise` takes longer than `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

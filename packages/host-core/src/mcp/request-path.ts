@@ -1,0 +1,78 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Redactor } from '../redaction.js';
+import type { Connection } from './connection.js';
+import {
+  McpToolCancelledError,
+  McpToolCredentialsError,
+  McpToolExecutionError,
+  McpToolTimeoutError,
+} from './errors.js';
+import { fillHeaders, withTokens } from './header-templates.js';
+import type { LocalCallContext, LocalServer } from './local-servers.js';
+import type { CallToolOptions } from './manager-types.js';
+import { toRequestError } from './request-errors.js';
+
+/** How one request runs on an MCP connection or on a local server. */
+export interface RequestWork<T> {
+  mcp?: (client: Client, call: { signal?: AbortSignal; timeout: number }) => Promise<T>;
+  local?: (local: LocalServer, context: LocalCallContext) => Promise<T>;
+}
+
+/**
+ * The one path every request to a server takes (tool calls, resource reads, prompt gets): the state
+ * check, the caller's tokens (registered with the redactor, missing ones refused before anything is
+ * sent, carried to the header-filling fetch), the timeout, cancellation, and one error mapping.
+ */
+export async function runRequest<T>(
+  connection: Connection,
+  what: string,
+  options: CallToolOptions,
+  work: RequestWork<T>,
+  host: { redactor: Redactor; env: NodeJS.ProcessEnv },
+): Promise<T> {
+  const config = connection.config;
+  const server = config.name;
+  if (connection.state !== 'connected')
+    throw new McpToolExecutionError(
+      what,
+      server,
+      `the server is not connected (${connection.reason ?? connection.state})`,
+    );
+  if (options.signal?.aborted) throw new McpToolCancelledError(what);
+  const tokens = options.tokens ?? {};
+  host.redactor.add(Object.values(tokens));
+  const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+  if (config.transport === 'http' || config.transport === 'sse') {
+    const { missing } = fillHeaders(config.headers, tokens, host.env);
+    if (missing.length > 0) throw new McpToolCredentialsError(what, server, missing);
+  }
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const failed = {
+    what,
+    server,
+    timeoutMs,
+    signal: options.signal,
+    redact: (text: string) => host.redactor.redact(text),
+  };
+  try {
+    if (connection.kind === 'mcp') {
+      const client = connection.client;
+      if (!client || !work.mcp) throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
+      const run = work.mcp;
+      return await withTokens(tokens, () => run(client, { signal: options.signal, timeout: timeoutMs }));
+    }
+    if (!connection.local || !work.local)
+      throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    return await work.local(connection.local, {
+      signal,
+      timeoutMs,
+      tokens,
+      secrets: (values) => host.redactor.add(values),
+    });
+  } catch (error) {
+    if (timeout.aborted && connection.kind === 'local' && !options.signal?.aborted)
+      throw new McpToolTimeoutError(what, server, timeoutMs, { cause: error });
+    throw toRequestError(error, failed);
+  }
+}

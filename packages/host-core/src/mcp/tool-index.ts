@@ -1,0 +1,78 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchema, ToolDefinition } from '../types.js';
+import type { Connection } from './connection.js';
+import type { AutoContextTool } from './manager-types.js';
+import { encodeToolName } from './tool-names.js';
+
+/** A connection's tools that its `allowed_tools` lets the model see. */
+export function visibleTools(connection: Connection): Tool[] {
+  const allowed = connection.config.allowedTools;
+  return allowed ? connection.tools.filter((tool) => allowed.includes(tool.name)) : connection.tools;
+}
+
+/** The model-facing name of a connection's tool: `mcp__<server>__<tool>`, made safe for every provider. */
+export function modelName(connection: Connection, tool: string): string {
+  return connection.toolName ? connection.toolName(tool) : encodeToolName(connection.config.name, tool);
+}
+
+/** Which connection and tool each model-facing name stands for; rebuilt when tools or states change. */
+export class ToolIndex {
+  private entries = new Map<string, { connection: Connection; tool: Tool }>();
+
+  /** Indexes the visible tools of every connected connection, in the servers' order. */
+  rebuild(connections: Connection[]): void {
+    const entries = new Map<string, { connection: Connection; tool: Tool }>();
+    for (const connection of connections) {
+      if (connection.state !== 'connected') continue;
+      for (const tool of visibleTools(connection))
+        entries.set(modelName(connection, tool.name), { connection, tool });
+    }
+    this.entries = entries;
+  }
+
+  get(name: string): { connection: Connection; tool: Tool } | undefined {
+    return this.entries.get(name);
+  }
+
+  /** The tool definitions the model sees. */
+  definitions(): ToolDefinition[] {
+    return [...this.entries.entries()].map(([name, { tool }]) => ({
+      name,
+      description: tool.description ?? tool.title ?? tool.name,
+      inputSchema: tool.inputSchema as JsonSchema,
+    }));
+  }
+
+  /** The server and original tool name behind a model-facing name. */
+  resolve(name: string): { server: string; tool: string } | undefined {
+    const entry = this.entries.get(name);
+    return entry ? { server: entry.connection.config.name, tool: entry.tool.name } : undefined;
+  }
+
+  clear(): void {
+    this.entries = new Map();
+  }
+}
+
+/** The configured `auto_context_tool` of each connected server that offers it; `missing` hears of the rest. */
+export function autoContextTools(
+  connections: Connection[],
+  missing: (server: string, tool: string) => void,
+): AutoContextTool[] {
+  return connections.flatMap((connection) => {
+    const wanted = connection.config.autoContextTool;
+    if (!wanted || connection.state !== 'connected') return [];
+    const tool = connection.tools.find((candidate) => candidate.name === wanted);
+    if (!tool) {
+      missing(connection.config.name, wanted);
+      return [];
+    }
+    return [
+      {
+        server: connection.config.name,
+        name: modelName(connection, tool.name),
+        inputSchema: tool.inputSchema as JsonSchema,
+      },
+    ];
+  });
+}

@@ -1,0 +1,81 @@
+import { createServer, type Server } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { parseMcpConfig } from '../src/config/mcp-config.js';
+import { McpClientManager } from '../src/mcp/client-manager.js';
+import { McpToolCredentialsError } from '../src/mcp/errors.js';
+
+describe('one request path: tool calls, resource reads and prompt gets alike', () => {
+  const seen: Array<[string, string | undefined]> = [];
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    // A stateless Streamable HTTP server recording which credential each kind of request carried.
+    server = createServer(async (request, response) => {
+      const authorization = request.headers.authorization;
+      const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
+      mcp.registerTool('whoami', { inputSchema: {} }, async () => {
+        seen.push(['tools/call', authorization]);
+        return { content: [{ type: 'text', text: 'ok' }] };
+      });
+      mcp.registerResource('note', 'note://1', { mimeType: 'text/plain' }, async (uri) => {
+        seen.push(['resources/read', authorization]);
+        return { contents: [{ uri: uri.href, text: 'a note' }] };
+      });
+      mcp.registerPrompt('greet', { argsSchema: { name: z.string() } }, ({ name }) => {
+        seen.push(['prompts/get', authorization]);
+        return { messages: [{ role: 'user', content: { type: 'text', text: `Greet ${name}` } }] };
+      });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      response.on('close', () => void transport.close());
+      await mcp.connect(transport);
+      await transport.handleRequest(request, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('the caller’s token reaches the server for a tool call, a resource read and a prompt get', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({ mcpServers: { remote: { url, headers: { Authorization: 'Bearer ${user_token}' } } } }),
+      'mcp_servers.json',
+      {},
+    );
+    const manager = new McpClientManager({ env: {} });
+    try {
+      await manager.connect(servers);
+      const tokens = { user_token: 'person-token-777' };
+      await manager.callTool('mcp__remote__whoami', {}, { tokens });
+      expect((await manager.readResource('remote', 'note://1', { tokens })).text).toBe('a note');
+      expect(
+        (await manager.getPrompt('remote', 'greet', { name: 'Hanako' }, { tokens })).messages,
+      ).toHaveLength(1);
+      expect(seen).toEqual([
+        ['tools/call', 'Bearer person-token-777'],
+        ['resources/read', 'Bearer person-token-777'],
+        ['prompts/get', 'Bearer person-token-777'],
+      ]);
+      // Without the token, each kind of request fails the same way, before anything is sent.
+      for (const attempt of [
+        manager.callTool('mcp__remote__whoami', {}),
+        manager.readResource('remote', 'note://1'),
+        manager.getPrompt('remote', 'greet', { name: 'x' }),
+      ]) {
+        await expect(attempt).rejects.toBeInstanceOf(McpToolCredentialsError);
+      }
+      expect(seen).toHaveLength(3);
+    } finally {
+      await manager.close();
+    }
+  });
+});
