@@ -269,7 +269,7 @@ describe('hardening 4: model and tool text can never ping the channel or spoof a
       server: 'x',
       arguments: {},
     });
-    expect(status).toBe('🔧 「lookup&lt;!channel&gt;」を実行しています…');
+    expect(status).toBe('🔧 `lookup&lt;!channel&gt;` を実行しています…');
   });
 });
 

@@ -54,6 +54,7 @@ export function writeMcpConfig(
           command: process.execPath,
           args: [weatherEntry],
           env: { JMA_BASE_URL: jmaBaseUrl, MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00' },
+          status_message: '🌤️ 天気を調べています…',
         },
         ...extra,
       },

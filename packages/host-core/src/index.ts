@@ -32,6 +32,7 @@ export {
   McpClientManager,
   type McpClientManagerOptions,
   type PromptEntry,
+  type ResolvedTool,
   type ResourceEntry,
   type ResourceTemplateEntry,
   type ServerState,

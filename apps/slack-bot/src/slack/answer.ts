@@ -27,10 +27,10 @@ export interface AnswerDependencies {
   streaming: boolean;
 }
 
-/** The status line shown while a tool runs (a tool's name is a server's text: escaped). */
+/** The status line shown while a tool runs: its server's `status_message`, else a neutral line (escaped). */
 export function toolStatus(event: Extract<ChatEvent, { type: 'tool_start' }>): string {
-  if (event.tool === 'get_weather' || event.server === 'weather') return '🌤️ 天気を調べています…';
-  return `🔧 「${escapeSlackText(event.tool ?? event.name)}」を実行しています…`;
+  if (event.statusMessage) return escapeSlackText(event.statusMessage);
+  return `🔧 \`${escapeSlackText(event.tool ?? event.name)}\` を実行しています…`;
 }
 
 /** Plain words for a failure, to post in the thread. Detail goes to the log. */

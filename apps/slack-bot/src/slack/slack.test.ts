@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { toolStatus } from './answer.js';
 import { EventDeduper } from './event-deduper.js';
 import { threadToHistory } from './thread-history.js';
 import { WorkQueue } from './work-queue.js';
@@ -85,5 +86,22 @@ describe('work queue', () => {
     });
     await queue.drain(1000);
     expect(done).toEqual(['second']);
+  });
+});
+
+describe('the progress line', () => {
+  const start = {
+    type: 'tool_start' as const,
+    callId: 'c',
+    name: 'mcp__jira__search',
+    server: 'jira',
+    tool: 'search',
+    arguments: {},
+  };
+  it('is the server’s status_message when it has one, else a neutral line naming the tool', () => {
+    expect(toolStatus({ ...start, statusMessage: '🔎 Jira を検索しています…' })).toBe(
+      '🔎 Jira を検索しています…',
+    );
+    expect(toolStatus(start)).toBe('🔧 `search` を実行しています…');
   });
 });

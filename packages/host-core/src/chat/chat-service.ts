@@ -19,6 +19,8 @@ export type ChatEvent =
       name: string;
       server?: string;
       tool?: string;
+      /** The server's `status_message`, to show while the tool runs. */
+      statusMessage?: string;
       arguments: Record<string, unknown>;
       /** Set for a server's `auto_context_tool`, run with the message before the model is asked. */
       autoContext?: boolean;
@@ -310,7 +312,14 @@ export class ChatService {
     const started = performance.now();
     // What is shown and logged passes the redactor; the tool itself gets the real arguments.
     const shownArguments = host.redact(call.arguments);
-    emit({ type: 'tool_start', callId: call.id, name: call.name, ...where, arguments: shownArguments });
+    emit({
+      type: 'tool_start',
+      callId: call.id,
+      name: call.name,
+      ...where,
+      ...(target?.statusMessage ? { statusMessage: target.statusMessage } : {}),
+      arguments: shownArguments,
+    });
     let content: string;
     let ok = false;
     try {

@@ -1,4 +1,9 @@
-import type { AutoContextTool, CallToolOptions, ToolCallOutcome } from '../mcp/client-manager.js';
+import type {
+  AutoContextTool,
+  CallToolOptions,
+  ResolvedTool,
+  ToolCallOutcome,
+} from '../mcp/client-manager.js';
 import type { ToolDefinition } from '../types.js';
 
 /**
@@ -8,8 +13,8 @@ import type { ToolDefinition } from '../types.js';
 export interface ToolHost {
   /** Every tool the model may call, with provider-safe names. */
   listTools(): ToolDefinition[];
-  /** The server and original tool name behind a model-facing name. */
-  resolveTool(name: string): { server: string; tool: string } | undefined;
+  /** The server and original tool name behind a model-facing name (and the server's status message). */
+  resolveTool(name: string): ResolvedTool | undefined;
   /** Runs a tool; failures throw the `McpTool*Error` types. */
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<ToolCallOutcome>;
   /** The configured `system_instruction` of every connected server. */

@@ -18,6 +18,8 @@ interface CommonServerConfig {
   autoContextTool?: string;
   /** Largest HTTP response body read from this server (http, sse, openapi). */
   maxResponseBytes?: number;
+  /** Shown to people while one of this server's tools runs (e.g. "🌤️ 天気を調べています…"). */
+  statusMessage?: string;
   disabled: boolean;
 }
 
@@ -85,6 +87,7 @@ const serverSchema = z.object({
   allowed_tools: z.array(z.string()).optional(),
   timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
   max_response_bytes: z.number().int().positive().optional(),
+  status_message: z.string().min(1).max(200).optional(),
   system_instruction: z.string().optional(),
   response_instruction: z.string().optional(),
   auto_context_tool: z.string().min(1).optional(),
@@ -117,6 +120,7 @@ const expectations: Record<string, string> = {
   allowed_tools: 'an array of tool names (strings)',
   timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs} (about 24.8 days)`,
   max_response_bytes: 'a positive whole number of bytes',
+  status_message: 'a short text (1–200 characters) shown while a tool of this server runs',
   system_instruction: 'a string',
   response_instruction: 'a string',
   auto_context_tool: 'a non-empty string (a tool name of this server)',
@@ -349,6 +353,7 @@ export function parseMcpConfig(
       responseInstruction: entry.response_instruction,
       autoContextTool: entry.auto_context_tool,
       ...(entry.max_response_bytes ? { maxResponseBytes: entry.max_response_bytes } : {}),
+      ...(entry.status_message ? { statusMessage: entry.status_message } : {}),
       disabled,
     };
     if (kind === 'stdio') {

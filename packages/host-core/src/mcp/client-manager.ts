@@ -24,6 +24,7 @@ import type {
   FilledPrompt,
   McpClientManagerOptions,
   PromptEntry,
+  ResolvedTool,
   ResourceEntry,
   ResourceTemplateEntry,
   ServerStatus,
@@ -178,7 +179,7 @@ export class McpClientManager {
   }
 
   /** The server and original tool name behind a model-facing name. */
-  resolveTool(name: string): { server: string; tool: string } | undefined {
+  resolveTool(name: string): ResolvedTool | undefined {
     return this.index.resolve(name);
   }
 

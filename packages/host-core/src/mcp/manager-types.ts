@@ -92,3 +92,10 @@ export interface AutoContextTool {
   name: string;
   inputSchema: JsonSchema;
 }
+
+/** The server and original tool behind a model-facing name, and the server's `status_message`. */
+export interface ResolvedTool {
+  server: string;
+  tool: string;
+  statusMessage?: string;
+}

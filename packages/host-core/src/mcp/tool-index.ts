@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema, ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
-import type { AutoContextTool } from './manager-types.js';
+import type { AutoContextTool, ResolvedTool } from './manager-types.js';
 import { encodeToolName } from './tool-names.js';
 
 /** A connection's tools that its `allowed_tools` lets the model see. */
@@ -44,9 +44,15 @@ export class ToolIndex {
   }
 
   /** The server and original tool name behind a model-facing name. */
-  resolve(name: string): { server: string; tool: string } | undefined {
+  resolve(name: string): ResolvedTool | undefined {
     const entry = this.entries.get(name);
-    return entry ? { server: entry.connection.config.name, tool: entry.tool.name } : undefined;
+    if (!entry) return undefined;
+    const { statusMessage } = entry.connection.config;
+    return {
+      server: entry.connection.config.name,
+      tool: entry.tool.name,
+      ...(statusMessage ? { statusMessage } : {}),
+    };
   }
 
   clear(): void {
