@@ -2,13 +2,8 @@
 // `pnpm start`: the Slack bot when SLACK_BOT_TOKEN is set, otherwise the terminal chat.
 // `pnpm chat [--once "question"]`: the terminal chat.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-if (existsSync('.env')) process.loadEnvFile('.env');
-// config/mcp_servers.json ships the weather server: the apps use it unless MCP_ENABLED says otherwise.
-if (!process.env.MCP_ENABLED?.trim()) process.env.MCP_ENABLED = 'true';
 
 const args = process.argv.slice(2);
 // `pnpm dev` has built everything already and keeps it built.
@@ -41,6 +36,12 @@ if (build.status !== 0) {
   process.stderr.write('The build failed; see above.\n');
   process.exit(build.status ?? 1);
 }
+
+// .env is read by the one reader both apps use (host-core's), now that it is built.
+const { loadDotEnv } = await import('../packages/host-core/dist/index.js');
+loadDotEnv();
+// config/mcp_servers.json ships the weather server: the apps use it unless MCP_ENABLED says otherwise.
+if (!process.env.MCP_ENABLED?.trim()) process.env.MCP_ENABLED = 'true';
 
 if (!chatOnly && process.env.SLACK_BOT_TOKEN) {
   await import('../apps/slack-bot/dist/main.js');

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
@@ -7,10 +6,12 @@ import {
   ChatService,
   environmentSecrets,
   type LLMProvider,
+  loadDotEnv,
   type McpClientManager,
   type Message,
   Redactor,
   startMcpFromEnvironment,
+  wholeNumber,
 } from '@ai-assistant/host-core';
 import {
   createProviderFromEnv,
@@ -85,9 +86,19 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     write(`Usage: pnpm chat [--once "question"]\n\n${helpText}\n`);
     return 0;
   }
-  if (existsSync('.env')) process.loadEnvFile('.env');
+  loadDotEnv();
   const logger = pino({ level: env.LOG_LEVEL || 'warn' }, logDestination(env, 2));
 
+  // Numbers are checked as the Slack app checks them: a malformed one is named, and nothing starts.
+  let maxIterations: number | undefined;
+  let toolTimeoutMs: number | undefined;
+  try {
+    maxIterations = wholeNumber(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined);
+    toolTimeoutMs = wholeNumber(env, 'TOOL_CALL_TIMEOUT_MS', undefined);
+  } catch (error) {
+    note(`${(error as Error).message}\n`);
+    return 1;
+  }
   let provider: LLMProvider;
   // Without a model the chat still opens, so servers, tools, resources and prompts can be looked at.
   let setupError: ProviderConfigError | undefined;
@@ -110,8 +121,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       provider,
       tools: mcp,
       logger,
-      maxIterations: env.TOOL_LOOP_MAX_ITERATIONS ? Number(env.TOOL_LOOP_MAX_ITERATIONS) : undefined,
-      toolTimeoutMs: env.TOOL_CALL_TIMEOUT_MS ? Number(env.TOOL_CALL_TIMEOUT_MS) : undefined,
+      maxIterations,
+      toolTimeoutMs,
     });
     const onEvent = (event: ChatEvent) => {
       const line = describeEvent(event);

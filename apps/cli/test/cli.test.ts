@@ -45,6 +45,15 @@ describe('terminal chat without an LLM', () => {
     expect(result.stderr).toContain('LLM_BASE_URL');
   });
 
+  it('a malformed number is named and nothing starts, as in the Slack app', async () => {
+    const result = await run(['--once', 'hi'], {
+      OPENAI_API_KEY: 'sk-x-123456',
+      TOOL_CALL_TIMEOUT_MS: 'soon',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('TOOL_CALL_TIMEOUT_MS must be a whole number ≥ 1');
+  });
+
   it('still opens: /tools and /servers work, and a question answers with the variables to set', async () => {
     const jma = await startFakeJma();
     const config = writeMcpConfig(jma.baseUrl);

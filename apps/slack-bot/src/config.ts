@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { wholeNumber } from '@ai-assistant/host-core';
 
 /** Everything the Slack app reads from its environment. */
 export interface BotConfig {
@@ -28,30 +28,18 @@ export class BotConfigError extends Error {
   override name = 'BotConfigError';
 }
 
-/** Reads `.env` from the working folder when present (Node's own loader; existing variables win). */
-export function loadDotEnv(path = '.env'): boolean {
-  if (!existsSync(path)) return false;
-  process.loadEnvFile(path);
-  return true;
-}
-
 function flag(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value.trim() === '') return fallback;
   return /^(true|1|yes|on)$/i.test(value.trim());
 }
 
-function whole(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  fallback: number | undefined,
-  minimum = 1,
-): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < minimum)
-    throw new BotConfigError(`${name} must be a whole number ≥ ${minimum}`);
-  return value;
+/** A whole-number variable; a malformed one is a BotConfigError naming it. */
+function whole(env: NodeJS.ProcessEnv, name: string, fallback: number | undefined, minimum = 1) {
+  try {
+    return wholeNumber(env, name, fallback, minimum);
+  } catch (error) {
+    throw new BotConfigError((error as Error).message);
+  }
 }
 
 /** Reads and checks the Slack app's configuration. */

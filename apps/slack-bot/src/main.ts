@@ -2,6 +2,7 @@
 import {
   ChatService,
   environmentSecrets,
+  loadDotEnv,
   type McpClientManager,
   McpConfigError,
   Redactor,
@@ -9,7 +10,7 @@ import {
 } from '@ai-assistant/host-core';
 import { createProviderFromEnv, ProviderConfigError } from '@ai-assistant/llm-providers';
 import { createSlackBot, type SlackBot } from './app.js';
-import { BotConfigError, loadDotEnv, readBotConfig } from './config.js';
+import { BotConfigError, readBotConfig } from './config.js';
 import { PortInUseError } from './http-server.js';
 import { createLogger } from './logger.js';
 

@@ -23,6 +23,7 @@ export {
   type StdioServerConfig,
   type TransportKind,
 } from './config/mcp-config.js';
+export { EnvironmentError, loadDotEnv, wholeNumber } from './environment.js';
 export { type Logger, silentLogger } from './logger.js';
 export {
   type AutoContextTool,
