@@ -3,10 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeVendor, startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
-import { writeMcpConfig } from '../../slack-bot/test/harness.js';
-import { weatherModel } from '../../slack-bot/test/weather-model.js';
+import {
+  childProcesses,
+  type FakeVendor,
+  startFakeVendor,
+  weatherModel,
+  writeMcpConfig,
+} from '@ai-assistant/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const entry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
 
@@ -35,6 +39,11 @@ function run(args: string[], env: Record<string, string>, input?: string) {
     else child.stdin.end();
   });
 }
+
+// Every chat a test started has exited, with its MCP servers: nothing outlives a test.
+afterEach(() => {
+  expect(childProcesses()).toEqual([]);
+});
 
 describe('terminal chat without an LLM', () => {
   it('says exactly which variables to set', async () => {

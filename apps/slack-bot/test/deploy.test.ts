@@ -3,11 +3,9 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
+import { botUserId, startFakeSlack, startFakeVendor, weatherModel } from '@ai-assistant/test-kit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
-import { botUserId, startFakeSlack } from './fake-slack.js';
 import { freePort, waitFor } from './harness.js';
-import { weatherModel } from './weather-model.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
 

@@ -3,13 +3,12 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { botUserId, completion } from '@ai-assistant/test-kit';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { markdownToMrkdwn } from '../src/format/slack-text.js';
 import { toolStatus } from '../src/slack/answer.js';
-import { botUserId } from './fake-slack.js';
 import { type Harness, startHarness, waitFor } from './harness.js';
-import { completion } from './weather-model.js';
 
 const upstreamToken = 'upstream-secret-token-4242';
 const bearer = 'remote-bearer-secret-9999';

@@ -1,67 +1,20 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import {
-  ChatService,
-  type Logger,
-  type McpClientManager,
-  startMcpFromEnvironment,
-} from '@ai-assistant/host-core';
+import { ChatService, type McpClientManager, startMcpFromEnvironment } from '@ai-assistant/host-core';
 import { OpenAIProvider } from '@ai-assistant/llm-providers';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
-import { type FakeVendor, startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
+import {
+  type FakeSlack,
+  type FakeVendor,
+  freePort,
+  recordingLogger,
+  startFakeSlack,
+  startFakeVendor,
+  weatherModel,
+  writeMcpConfig,
+} from '@ai-assistant/test-kit';
 import { createSlackBot, type SlackBot } from '../src/app.js';
 import { readBotConfig } from '../src/config.js';
-import { type FakeSlack, startFakeSlack } from './fake-slack.js';
-import { weatherModel } from './weather-model.js';
 
-export const weatherEntry = resolve(import.meta.dirname, '../../../mcp_servers/weather/dist/index.js');
-
-/** A logger that keeps lines for assertions. */
-export function memoryLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const at = (level: string) => (fields: Record<string, unknown>, message: string) => {
-    lines.push(
-      `${level} ${message} ${JSON.stringify(fields, (_key, value) => (value instanceof Error ? value.message : value))}`,
-    );
-  };
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolvePromise) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePromise(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** Writes an mcp_servers.json running the real weather server against the fake JMA. */
-export function writeMcpConfig(
-  jmaBaseUrl: string,
-  extra: Record<string, unknown> = {},
-): { path: string; remove(): void } {
-  const folder = mkdtempSync(join(tmpdir(), 'bot-config-'));
-  const path = join(folder, 'mcp_servers.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      mcpServers: {
-        weather: {
-          command: process.execPath,
-          args: [weatherEntry],
-          env: { JMA_BASE_URL: jmaBaseUrl, MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00' },
-          status_message: '🌤️ 天気を調べています…',
-        },
-        ...extra,
-      },
-    }),
-  );
-  return { path, remove: () => rmSync(folder, { recursive: true, force: true }) };
-}
+export { freePort, writeMcpConfig };
 
 /** Everything an end-to-end test talks to, all on loopback. */
 export interface Harness {
@@ -70,7 +23,7 @@ export interface Harness {
   jma: FakeJma;
   bot: SlackBot;
   mcp: McpClientManager | undefined;
-  logger: ReturnType<typeof memoryLogger>;
+  logger: ReturnType<typeof recordingLogger>;
   port: number;
   close(): Promise<void>;
 }
@@ -88,7 +41,7 @@ export async function startHarness(
   const [slack, llm, jma] = await Promise.all([startFakeSlack(), startFakeVendor(), startFakeJma()]);
   llm.respondWith(weatherModel);
   const config = writeMcpConfig(jma.baseUrl, options.servers);
-  const logger = memoryLogger();
+  const logger = recordingLogger();
   const mcp = await startMcpFromEnvironment({
     env: {
       ...options.mcpEnv,

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { botUserId } from '@ai-assistant/test-kit';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { botUserId } from './fake-slack.js';
 import { type Harness, startHarness, waitFor } from './harness.js';
 
 const secret = 'test-signing-secret-0123';

@@ -5,11 +5,9 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { descendantsOf } from '@ai-assistant/host-core/internal';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
+import { botUserId, startFakeSlack, startFakeVendor, weatherModel } from '@ai-assistant/test-kit';
 import { describe, expect, it } from 'vitest';
-import { startFakeVendor } from '../../../packages/llm-providers/test/fake-vendor.js';
-import { botUserId, startFakeSlack } from './fake-slack.js';
 import { freePort, waitFor, writeMcpConfig } from './harness.js';
-import { weatherModel } from './weather-model.js';
 
 const mainEntry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
 

@@ -1,7 +1,6 @@
+import { botUserId, weatherModel } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { botUserId } from './fake-slack.js';
 import { type Harness, startHarness, waitFor } from './harness.js';
-import { weatherModel } from './weather-model.js';
 
 const mention = `<@${botUserId}>`;
 
@@ -170,7 +169,9 @@ describe('Slack app over Socket Mode, end to end on loopback', () => {
     const [failure] = await answered(harness, 'C700', ts);
     expect(failure?.text).toContain('AI サービスに接続できませんでした');
     expect(failure?.text).not.toContain('upstream exploded');
-    expect(harness.logger.lines.some((line) => line.startsWith('error answer failed'))).toBe(true);
+    expect(
+      harness.logger.lines.some((line) => line.level === 'error' && line.message === 'answer failed'),
+    ).toBe(true);
 
     harness.llm.respondWith(weatherModel);
     const { ts: next } = await mentionBot(harness, 'C700', '大阪の天気');

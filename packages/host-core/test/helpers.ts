@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import { freePort, recordingLogger } from '@ai-assistant/test-kit';
 import type { RemoteServerConfig, StdioServerConfig } from '../src/config/mcp-config.js';
-import type { Logger } from '../src/logger.js';
 
 export const fixtures = resolve(import.meta.dirname, 'fixtures');
 export const repositoryRoot = resolve(import.meta.dirname, '..', '..', '..');
@@ -45,29 +44,7 @@ export function remoteServer(
   return { name, transport, url, headers: {}, timeoutMs: 30_000, disabled: false, ...extra };
 }
 
-/** A logger that keeps every line, to assert on what was logged. */
-export function recordingLogger(): Logger & {
-  lines: Array<{ level: string; message: string; fields: Record<string, unknown> }>;
-} {
-  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
-  const at = (level: string) => (fields: Record<string, unknown>, message: string) => {
-    lines.push({ level, message, fields });
-  };
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePromise(port));
-    });
-  });
-}
+export { freePort, recordingLogger };
 
 /** Starts server-everything over HTTP (`streamableHttp`) or SSE; resolves once it listens. */
 export async function startEverything(

@@ -1,9 +1,10 @@
 import type { Message, ToolDefinition } from '@ai-assistant/host-core';
+import { type FakeVendor, startFakeVendor } from '@ai-assistant/test-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../src/anthropic/anthropic-provider.js';
 import { OpenAICompatibleProvider, OpenAIProvider } from '../src/openai/openai-provider.js';
 import { LLMProviderError } from '../src/provider-error.js';
-import { type FakeVendor, fixtureJson, fixtureText, startFakeVendor } from './fake-vendor.js';
+import { fixtureJson, fixtureText } from './fixtures.js';
 
 const weatherTool: ToolDefinition = {
   name: 'mcp__weather__get_weather',

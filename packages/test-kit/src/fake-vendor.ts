@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { join } from 'node:path';
 
 /** One scripted answer: JSON, a raw SSE body, or no answer at all. */
 export type FakeReply = { status?: number; json?: unknown; sse?: string; hang?: boolean };
@@ -69,17 +67,4 @@ export async function startFakeVendor(pathPrefix = '/v1'): Promise<FakeVendor> {
       await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()));
     },
   };
-}
-
-/** Folder of the vendor responses written for these tests (see its README). */
-export const llmFixturesDir: string = join(import.meta.dirname, 'fixtures');
-
-/** A fixture file as text. */
-export function fixtureText(path: string): string {
-  return readFileSync(join(llmFixturesDir, path), 'utf8');
-}
-
-/** A fixture JSON file. */
-export function fixtureJson(path: string): unknown {
-  return JSON.parse(fixtureText(path));
 }

@@ -1,4 +1,4 @@
-import type { FakeReply, FakeRequest } from '../../../packages/llm-providers/test/fake-vendor.js';
+import type { FakeReply, FakeRequest } from './fake-vendor.js';
 
 interface ChatMessage {
   role: string;

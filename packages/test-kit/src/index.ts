@@ -1,0 +1,9 @@
+// What several packages' tests share. Private: never published.
+
+export { type ApiCall, botUserId, type FakeSlack, startFakeSlack } from './fake-slack.js';
+export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
+export { weatherEntry, writeMcpConfig } from './mcp-config.js';
+export { freePort } from './ports.js';
+export { childProcesses } from './processes.js';
+export { type RecordedLine, recordingLogger } from './recording-logger.js';
+export { completion, weatherModel } from './weather-model.js';
