@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import type { JsonSchema } from '../types.js';
 
 /** An OpenAPI document that cannot be used; `pointer` is the JSON pointer of the problem. */
@@ -337,6 +336,8 @@ export async function callOperation(
       body = JSON.stringify(Object.fromEntries(fields.map((field) => [field.name, args[field.argument]])));
   }
   if (body !== undefined) headers['content-type'] = 'application/json';
+  // undici is loaded only when a config has an OpenAPI server and one of its tools is called.
+  const { request } = await import('undici');
   const response = await request(url, {
     method: operation.method as 'GET',
     headers,
