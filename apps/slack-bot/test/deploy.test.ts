@@ -1,11 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { botUserId, startFakeSlack, startFakeVendor, weatherModel } from '@ai-assistant/test-kit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, waitFor } from './harness.js';
+import { freePort, runBotProcess, waitFor } from './harness.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -28,31 +28,21 @@ describe('the deploy folder (what the Docker image contains)', () => {
 
     const [slack, llm, jma] = await Promise.all([startFakeSlack(), startFakeVendor(), startFakeJma()]);
     llm.respondWith(weatherModel);
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: app,
-      env: {
-        PATH: process.env.PATH ?? '',
-        SLACK_BOT_TOKEN: 'xoxb-deploy-test-token',
-        SLACK_APP_TOKEN: 'xapp-deploy-test-token',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(await freePort()),
-        OPENAI_API_KEY: 'sk-deploy-test-key-0123',
-        OPENAI_BASE_URL: llm.baseURL,
-        MCP_ENABLED: 'true',
-        // Forwarded to the weather server by the shipped config.
-        JMA_BASE_URL: jma.baseUrl,
-        MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const bot = runBotProcess('dist/main.js', app, {
+      PATH: process.env.PATH ?? '',
+      SLACK_BOT_TOKEN: 'xoxb-deploy-test-token',
+      SLACK_APP_TOKEN: 'xapp-deploy-test-token',
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(await freePort()),
+      OPENAI_API_KEY: 'sk-deploy-test-key-0123',
+      OPENAI_BASE_URL: llm.baseURL,
+      MCP_ENABLED: 'true',
+      // Forwarded to the weather server by the shipped config.
+      JMA_BASE_URL: jma.baseUrl,
+      MCP_WEATHER_NOW: '2026-03-12T05:30:00+09:00',
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const exited = new Promise<number | null>((resolvePromise) => child.once('exit', resolvePromise));
+    const child = bot.child;
+    const exited = bot.exited;
     try {
       await slack.connected();
       const ts = slack.say('C1', `<@${botUserId}> 東京の天気を教えて`);
@@ -76,7 +66,7 @@ describe('the deploy folder (what the Docker image contains)', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await Promise.all([slack.close(), llm.close(), jma.close()]);
-      if (child.exitCode !== 0) process.stderr.write(output);
+      if (child.exitCode !== 0) process.stderr.write(bot.output());
     }
   }, 300_000);
 });

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { ChatService, type McpClientManager, startMcpFromEnvironment } from '@ai-assistant/host-core';
 import { OpenAIProvider } from '@ai-assistant/llm-providers';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
@@ -15,6 +16,20 @@ import { createSlackBot, type SlackBot } from '../src/app.js';
 import { readBotConfig } from '../src/config.js';
 
 export { freePort, writeMcpConfig };
+
+/** The built bot (or any entry) as a process: its combined output so far, and its exit code. */
+export function runBotProcess(entry: string, cwd: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolvePromise) => child.once('exit', resolvePromise));
+  return { child, exited, output: () => output };
+}
 
 /** Everything an end-to-end test talks to, all on loopback. */
 export interface Harness {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,7 @@ import { descendantsOf } from '@ai-assistant/host-core/internal';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { botUserId, startFakeSlack, startFakeVendor, weatherModel } from '@ai-assistant/test-kit';
 import { describe, expect, it } from 'vitest';
-import { freePort, waitFor, writeMcpConfig } from './harness.js';
+import { freePort, runBotProcess, waitFor, writeMcpConfig } from './harness.js';
 
 const mainEntry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
 
@@ -30,30 +29,20 @@ describe('the built app as a process', () => {
     });
     const config = writeMcpConfig(jma.baseUrl);
     const workdir = mkdtempSync(resolve(tmpdir(), 'bot-run-'));
-    const child = spawn(process.execPath, [mainEntry], {
-      cwd: workdir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        SLACK_BOT_TOKEN: 'xoxb-process-test-token',
-        SLACK_APP_TOKEN: 'xapp-process-test-token',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(await freePort()),
-        OPENAI_API_KEY: 'sk-process-test-key-0123',
-        OPENAI_BASE_URL: llm.baseURL,
-        LLM_MAX_RETRIES: '0',
-        MCP_ENABLED: 'true',
-        MCP_SERVERS_CONFIG: config.path,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const bot = runBotProcess(mainEntry, workdir, {
+      PATH: process.env.PATH ?? '',
+      SLACK_BOT_TOKEN: 'xoxb-process-test-token',
+      SLACK_APP_TOKEN: 'xapp-process-test-token',
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(await freePort()),
+      OPENAI_API_KEY: 'sk-process-test-key-0123',
+      OPENAI_BASE_URL: llm.baseURL,
+      LLM_MAX_RETRIES: '0',
+      MCP_ENABLED: 'true',
+      MCP_SERVERS_CONFIG: config.path,
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const exited = new Promise<number | null>((resolvePromise) => child.once('exit', resolvePromise));
+    const child = bot.child;
+    const exited = bot.exited;
     try {
       await slack.connected();
       // The app connects MCP before it opens the socket: the weather server is running now.
@@ -75,9 +64,9 @@ describe('the built app as a process', () => {
       expect(answer?.text).toContain('晴れ時々くもり');
       expect(childPids.filter(alive)).toEqual([]);
       // Secrets never reach the log.
-      expect(output).toContain('shutting down');
+      expect(bot.output()).toContain('shutting down');
       for (const secret of ['xoxb-process-test-token', 'xapp-process-test-token', 'sk-process-test-key-0123'])
-        expect(output).not.toContain(secret);
+        expect(bot.output()).not.toContain(secret);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await Promise.all([slack.close(), llm.close(), jma.close()]);
@@ -94,31 +83,20 @@ describe('a busy port', () => {
     await new Promise<void>((resolvePromise) => blocker.listen(0, '127.0.0.1', resolvePromise));
     const address = blocker.address();
     const port = typeof address === 'object' && address ? address.port : 0;
-    const child = spawn(process.execPath, [mainEntry], {
-      cwd: mkdtempSync(resolve(tmpdir(), 'bot-port-')),
-      env: {
-        PATH: process.env.PATH ?? '',
-        SLACK_BOT_TOKEN: 'xoxb-port-test-token',
-        SLACK_APP_TOKEN: 'xapp-port-test-token',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
-        OPENAI_API_KEY: 'sk-port-test-key-0123',
-        MCP_ENABLED: 'false',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const bot = runBotProcess(mainEntry, mkdtempSync(resolve(tmpdir(), 'bot-port-')), {
+      PATH: process.env.PATH ?? '',
+      SLACK_BOT_TOKEN: 'xoxb-port-test-token',
+      SLACK_APP_TOKEN: 'xapp-port-test-token',
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(port),
+      OPENAI_API_KEY: 'sk-port-test-key-0123',
+      MCP_ENABLED: 'false',
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const code = await new Promise<number | null>((resolvePromise) => child.once('exit', resolvePromise));
+    const code = await bot.exited;
     blocker.close();
     await slack.close();
     expect(code).toBe(1);
-    expect(output).toContain(`port ${port} is already in use on 127.0.0.1; set PORT to another port`);
-    expect(output).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack trace
+    expect(bot.output()).toContain(`port ${port} is already in use on 127.0.0.1; set PORT to another port`);
+    expect(bot.output()).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack trace
   });
 });
