@@ -9,83 +9,10 @@ import {
 import type { RequestTokens } from '../mcp/header-templates.js';
 import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
 import type { LLMProvider, Message, ToolCall, ToolDefinition } from '../types.js';
+import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 import type { ToolHost } from './tool-host.js';
 
-/** Progress of one turn, reported as it happens. */
-export type ChatEvent =
-  | {
-      type: 'tool_start';
-      callId: string;
-      name: string;
-      server?: string;
-      tool?: string;
-      /** The server's `status_message`, to show while the tool runs. */
-      statusMessage?: string;
-      arguments: Record<string, unknown>;
-      /** Set for a server's `auto_context_tool`, run with the message before the model is asked. */
-      autoContext?: boolean;
-    }
-  | {
-      type: 'tool_end';
-      callId: string;
-      name: string;
-      server?: string;
-      tool?: string;
-      ok: boolean;
-      durationMs: number;
-    }
-  | { type: 'text_delta'; text: string };
-
-/** One tool call of a turn, for logs and progress display. */
-export interface TraceEntry {
-  name: string;
-  server?: string;
-  tool?: string;
-  arguments: Record<string, unknown>;
-  durationMs: number;
-  ok: boolean;
-  /** The error text the model saw, when the call failed. */
-  error?: string;
-}
-
-/** Input of {@link ChatService.respond}. */
-export interface RespondInput {
-  /** Earlier user and assistant messages of the conversation (no tool steps). */
-  history: Message[];
-  userMessage: string;
-  signal?: AbortSignal;
-  onEvent?: (event: ChatEvent) => void;
-  /** Stream the answer: the provider streams and `onEvent` receives `text_delta` events. */
-  streamText?: boolean;
-  /** This user's secrets for `${name}` header templates; passed to tool calls, never stored or logged. */
-  tokens?: RequestTokens;
-}
-
-/** Outcome of one turn. */
-export interface RespondResult {
-  /** The final answer. */
-  text: string;
-  trace: TraceEntry[];
-  /** Model calls made with tools offered. */
-  rounds: number;
-  limitReached: boolean;
-  /** History to keep: the input history plus this user message and the final answer, nothing else. */
-  history: Message[];
-}
-
-/** Options of {@link ChatService}. */
-export interface ChatServiceOptions {
-  provider: LLMProvider;
-  /** Where tools come from; without it (MCP off) every turn is one plain model call. */
-  tools?: ToolHost;
-  /** Base system prompt; each connected server's `system_instruction` is appended. */
-  systemPrompt?: string;
-  /** Most model calls with tools per turn (default 10, `TOOL_LOOP_MAX_ITERATIONS`). */
-  maxIterations?: number;
-  /** Overrides every server's per-call timeout (`TOOL_CALL_TIMEOUT_MS`). */
-  toolTimeoutMs?: number;
-  logger?: Logger;
-}
+export type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 
 /** The turn was aborted by its signal. */
 export class ChatCancelledError extends Error {

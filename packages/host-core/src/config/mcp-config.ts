@@ -1,10 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
 import { builtinTools } from '../tools/builtin-tools.js';
 import { type CompiledOpenApi, compileOpenApi, OpenApiSpecError } from '../tools/openapi-tools.js';
 import type { JsonSchema } from '../types.js';
+import {
+  defaultToolTimeoutMs,
+  expectations,
+  fileSchema,
+  McpConfigError,
+  normalizeFields,
+  serverSchema,
+  transportAliases,
+} from './config-schema.js';
 
 /** The kinds of server the host can use. */
 export type TransportKind = 'stdio' | 'http' | 'sse' | 'builtin' | 'openapi';
@@ -63,146 +71,7 @@ export interface OpenApiServerConfig extends CommonServerConfig {
 /** One validated server entry of `mcpServers`. */
 export type ServerConfig = StdioServerConfig | RemoteServerConfig | BuiltinServerConfig | OpenApiServerConfig;
 
-/** A configuration file that cannot be used; the message names file, server and field. */
-export class McpConfigError extends Error {
-  override name = 'McpConfigError';
-  readonly code = 'MCP_CONFIG_INVALID';
-}
-
-/** Default per-call tool timeout. */
-export const defaultToolTimeoutMs = 30_000;
-/** Node's timers overflow past 2³¹−1 ms (and then fire after 1 ms), so no timeout may be longer. */
-const maxTimeoutMs = 2_147_483_647;
-
-const stringMap = z.record(z.string(), z.string());
-const serverSchema = z.object({
-  transport: z.string().optional(),
-  type: z.string().optional(),
-  command: z.string().min(1).optional(),
-  args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
-  cwd: z.string().min(1).optional(),
-  url: z.string().min(1).optional(),
-  headers: stringMap.optional(),
-  allowed_tools: z.array(z.string()).optional(),
-  timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
-  max_response_bytes: z.number().int().positive().optional(),
-  status_message: z.string().min(1).max(200).optional(),
-  system_instruction: z.string().optional(),
-  response_instruction: z.string().optional(),
-  auto_context_tool: z.string().min(1).optional(),
-  disabled: z.boolean().optional(),
-  tools: z
-    .array(
-      z.object({
-        name: z.string().min(1),
-        description: z.string().optional(),
-        input_schema: z.record(z.string(), z.unknown()).optional(),
-      }),
-    )
-    .optional(),
-  openapi_spec: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
-  openapi_base_url: z.string().min(1).optional(),
-  security: stringMap.optional(),
-});
-const fileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) });
-
-// What each field must hold, in words a person fixing the file can use.
-const expectations: Record<string, string> = {
-  transport: 'one of "stdio", "http", "sse", "builtin", "openapi"',
-  type: 'one of "stdio", "http", "sse", "builtin", "openapi"',
-  command: 'a non-empty string (the program to start)',
-  args: 'an array of strings',
-  env: 'an object whose values are strings',
-  cwd: 'a non-empty string (a folder, relative to the config file)',
-  url: 'a non-empty string (an http:// or https:// URL)',
-  headers: 'an object whose values are strings',
-  allowed_tools: 'an array of tool names (strings)',
-  timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs} (about 24.8 days)`,
-  max_response_bytes: 'a positive whole number of bytes',
-  status_message: 'a short text (1–200 characters) shown while a tool of this server runs',
-  system_instruction: 'a string',
-  response_instruction: 'a string',
-  auto_context_tool: 'a non-empty string (a tool name of this server)',
-  disabled: 'true or false',
-  tools: 'an array of { "name", "description", "input_schema" } objects',
-  openapi_spec: 'an OpenAPI 3.x document (an object) or the path of one (a string)',
-  openapi_base_url: 'a non-empty string (an http:// or https:// URL)',
-  security: 'an object mapping security scheme names to string values',
-};
-
-/**
- * Other spellings accepted on purpose: `headers_template` is the name in the server-types specification;
- * camelCase is what some other hosts' configs use.
- */
-const fieldAliases: Record<string, string> = {
-  headers_template: 'headers',
-  allowedTools: 'allowed_tools',
-  timeoutMs: 'timeout_ms',
-  systemInstruction: 'system_instruction',
-  responseInstruction: 'response_instruction',
-  autoContextTool: 'auto_context_tool',
-};
-const knownFields = Object.keys(serverSchema.shape);
-
-/** The known field closest to a misspelled one (edit distance ≤ 3, ignoring case and `_`), if any. */
-function closestField(field: string): string | undefined {
-  const fold = (text: string) => text.toLowerCase().replace(/[_-]/g, '');
-  let best: { name: string; distance: number } | undefined;
-  for (const name of [...knownFields, ...Object.keys(fieldAliases)]) {
-    const distance = editDistance(fold(field), fold(name));
-    if (distance <= 3 && (!best || distance < best.distance))
-      best = { name: fieldAliases[name] ?? name, distance };
-  }
-  return best?.name;
-}
-
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= left.length; row++) {
-    const current = [row];
-    for (let column = 1; column <= right.length; column++) {
-      const substitution = (previous[column - 1] as number) + (left[row - 1] === right[column - 1] ? 0 : 1);
-      current.push(
-        Math.min(substitution, (previous[column] as number) + 1, (current[column - 1] as number) + 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[right.length] as number;
-}
-
-/** Maps the accepted aliases to our field names; an unknown field is an error naming the closest known one. */
-function normalizeFields(raw: unknown, file: string, where: string): unknown {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
-  const normalized: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(raw)) {
-    const canonical = fieldAliases[field] ?? field;
-    if (!knownFields.includes(canonical)) {
-      const suggestion = closestField(field);
-      throw new McpConfigError(
-        `${file}: ${where}.${field}: unknown field${suggestion ? `; did you mean "${suggestion}"?` : ''} (known fields: ${knownFields.join(', ')})`,
-      );
-    }
-    if (canonical in normalized) {
-      throw new McpConfigError(
-        `${file}: ${where}.${field}: "${canonical}" is already given; keep one of the two`,
-      );
-    }
-    normalized[canonical] = value;
-  }
-  return normalized;
-}
-
-const transportAliases: Record<string, TransportKind | 'builtin' | 'openapi'> = {
-  stdio: 'stdio',
-  http: 'http',
-  'streamable-http': 'http',
-  streamableHttp: 'http',
-  sse: 'sse',
-  builtin: 'builtin',
-  openapi: 'openapi',
-};
+export { defaultToolTimeoutMs, McpConfigError } from './config-schema.js';
 
 /** Whether MCP is switched on: `MCP_ENABLED` is `true`, `1` or `yes`. */
 export function isMcpEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
