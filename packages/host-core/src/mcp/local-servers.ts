@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { BuiltinServerConfig, OpenApiServerConfig } from '../config/mcp-config.js';
 import { builtinTools } from '../tools/builtin-tools.js';
-import { callOperation } from '../tools/openapi-tools.js';
+import { callOperation } from '../tools/openapi-call.js';
 import { checkArguments } from '../tools/validate-arguments.js';
 import type { RawToolResult } from './format-tool-result.js';
 import { fillHeaders, type RequestTokens } from './header-templates.js';

@@ -2,7 +2,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../logger.js';
 import { environmentSecrets, type Redactor } from '../redaction.js';
-import { defaultMaxResponseBytes } from '../tools/openapi-tools.js';
+import { defaultMaxResponseBytes } from '../tools/openapi-call.js';
 import { capResponse } from './capped-response.js';
 import type { McpConnection } from './connection.js';
 import { currentTokens, fillHeaders } from './header-templates.js';
