@@ -2,8 +2,7 @@ import type { ChatService, Logger, McpClientManager } from '@ai-assistant/host-c
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel } from '@slack/bolt';
 import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
-import { register as registerCommands } from './listeners/commands/assistant.js';
-import { register } from './listeners/events/index.js';
+import { registerListeners } from './listeners/index.js';
 import { answerInThread, type Question } from './slack/answer.js';
 import { EventDeduper } from './slack/event-deduper.js';
 import type { BotIdentity } from './slack/thread-history.js';
@@ -75,15 +74,17 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
       historyLimit: config.historyLimit,
       streaming: config.streaming,
     });
-  register(app, {
-    bot: () => bot,
-    deduper: new EventDeduper(),
-    queue,
-    followUps: config.followUps,
-    logger,
-    answer,
+  registerListeners(app, {
+    events: {
+      bot: () => bot,
+      deduper: new EventDeduper(),
+      queue,
+      followUps: config.followUps,
+      logger,
+      answer,
+    },
+    commands: { mcp, queue, answer, logger },
   });
-  registerCommands(app, { mcp, queue, answer, logger });
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');
   });

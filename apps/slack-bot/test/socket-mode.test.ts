@@ -201,6 +201,8 @@ describe('streaming answers (SLACK_STREAMING)', () => {
     try {
       const { ts } = await mentionBot(harness, 'C900', '東京の天気を教えて');
       await waitFor(() => harness.slack.callsOf('chat.stopStream').length > 0);
+      // The placeholder is deleted right after the stream stops: wait for that too, not just the stop.
+      await waitFor(() => harness.slack.callsOf('chat.delete').length > 0);
       const [streamed] = answers(harness, 'C900', ts);
       expect(streamed?.text).toContain('晴れ時々くもり');
       expect(harness.slack.callsOf('chat.startStream')[0]?.args.thread_ts).toBe(ts);

@@ -1,5 +1,5 @@
 import { type Logger, type McpClientManager, parsePromptArguments } from '@ai-assistant/host-core';
-import type { App } from '@slack/bolt';
+import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Question } from '../../slack/answer.js';
 import type { WorkQueue } from '../../slack/work-queue.js';
 
@@ -16,25 +16,9 @@ export const commandUsage = [
   '`/assistant prompt <name> key=value …` — fill a prompt and answer it in a new thread (use `server/name` when two servers share a name)',
 ].join('\n');
 
-interface SlashCommand {
-  text: string;
-  channel_id: string;
-  user_id: string;
-}
-
-type Respond = (message: { response_type: 'ephemeral'; text: string }) => Promise<unknown>;
-
 /** Handles `/assistant …`: lists prompts, or fills one and answers it in a new thread of the channel. */
 export function onAssistantCommand(dependencies: AssistantCommandDependencies, client: App['client']) {
-  return async ({
-    command,
-    ack,
-    respond,
-  }: {
-    command: SlashCommand;
-    ack: () => Promise<void>;
-    respond: Respond;
-  }) => {
+  return async ({ command, ack, respond }: SlackCommandMiddlewareArgs) => {
     await ack();
     const say = (text: string) => respond({ response_type: 'ephemeral', text });
     const [subcommand = '', wanted = '', ...rest] = command.text.trim().split(/\s+/);
@@ -89,5 +73,5 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies, c
 
 /** Registers `/assistant`. */
 export function register(app: App, dependencies: AssistantCommandDependencies): void {
-  app.command('/assistant', onAssistantCommand(dependencies, app.client) as never);
+  app.command('/assistant', onAssistantCommand(dependencies, app.client));
 }

@@ -1,0 +1,72 @@
+import type { Logger } from '@ai-assistant/host-core';
+import type { Question } from '../../slack/answer.js';
+import type { EventDeduper } from '../../slack/event-deduper.js';
+import { type BotIdentity, stripMention } from '../../slack/thread-history.js';
+import type { WorkQueue } from '../../slack/work-queue.js';
+
+/** What the event listeners need. */
+export interface ListenerDependencies {
+  bot: () => BotIdentity;
+  deduper: EventDeduper;
+  queue: WorkQueue;
+  answer: (question: Question) => Promise<void>;
+  followUps: boolean;
+  logger: Logger;
+}
+
+/** The fields of a mention or message event the listeners read. */
+export interface MessageEventLike {
+  type: string;
+  subtype?: string;
+  channel: string;
+  channel_type?: string;
+  user?: string;
+  bot_id?: string;
+  text?: string;
+  ts: string;
+  thread_ts?: string;
+}
+
+function eventId(body: unknown): string | undefined {
+  return (body as { event_id?: string }).event_id;
+}
+
+/** Queues a question unless Slack already delivered this event. */
+export function enqueue(dependencies: ListenerDependencies, body: unknown, event: MessageEventLike): void {
+  const id = eventId(body) ?? `${event.channel}:${event.ts}`;
+  if (!dependencies.deduper.firstTime(id)) {
+    dependencies.logger.debug({ eventId: id }, 'duplicate event dropped');
+    return;
+  }
+  const text = stripMention(event.text ?? '', dependencies.bot().userId);
+  if (!text) return;
+  const question: Question = {
+    channel: event.channel,
+    threadTs: event.thread_ts ?? event.ts,
+    messageTs: event.ts,
+    text,
+  };
+  const accepted = dependencies.queue.push(`${question.channel}:${question.threadTs}`, () =>
+    dependencies.answer(question),
+  );
+  if (!accepted) dependencies.logger.warn({ eventId: id }, 'shutting down; event not answered');
+}
+
+/** Reads a Slack event (of any message subtype) as the fields the listeners use. */
+export function messageFields(event: object): MessageEventLike {
+  const field = (name: string) => {
+    const value = (event as Record<string, unknown>)[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  return {
+    type: field('type') ?? '',
+    channel: field('channel') ?? '',
+    ts: field('ts') ?? '',
+    ...(field('subtype') ? { subtype: field('subtype') } : {}),
+    ...(field('channel_type') ? { channel_type: field('channel_type') } : {}),
+    ...(field('user') ? { user: field('user') } : {}),
+    ...(field('bot_id') ? { bot_id: field('bot_id') } : {}),
+    ...(field('text') !== undefined ? { text: field('text') } : {}),
+    ...(field('thread_ts') ? { thread_ts: field('thread_ts') } : {}),
+  };
+}

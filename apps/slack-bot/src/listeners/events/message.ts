@@ -1,0 +1,36 @@
+import type { App, SlackEventMiddlewareArgs } from '@slack/bolt';
+import { fetchThread, isFromBot } from '../../slack/thread-history.js';
+import { enqueue, type ListenerDependencies, messageFields } from './enqueue.js';
+
+/**
+ * `message`: direct messages, and (when enabled) follow-ups in a thread the bot already takes part
+ * in. Mentions are left to `app_mention`; bots, edits and deletions are ignored.
+ */
+export function onMessage(dependencies: ListenerDependencies, client: App['client']) {
+  return async ({ event: raw, body }: SlackEventMiddlewareArgs<'message'>) => {
+    const event = messageFields(raw);
+    if (event.subtype || event.bot_id || !event.user) return;
+    const bot = dependencies.bot();
+    if (event.user === bot.userId) return;
+    if (event.channel_type === 'im') {
+      enqueue(dependencies, body, event);
+      return;
+    }
+    if (!dependencies.followUps || !event.thread_ts || event.thread_ts === event.ts) return;
+    if ((event.text ?? '').includes(`<@${bot.userId}>`)) return; // app_mention answers this one
+    try {
+      const thread = await fetchThread(client, event.channel, event.thread_ts);
+      const involved = thread.some(
+        (message) => isFromBot(message, bot) || (message.text ?? '').includes(`<@${bot.userId}>`),
+      );
+      if (involved) enqueue(dependencies, body, event);
+    } catch (error) {
+      dependencies.logger.warn({ channel: event.channel, error }, 'could not read the thread of a follow-up');
+    }
+  };
+}
+
+/** Registers the `message` listener. */
+export function register(app: App, dependencies: ListenerDependencies): void {
+  app.event('message', onMessage(dependencies, app.client));
+}
