@@ -1,13 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { freePort, recordingLogger } from '@ai-assistant/test-kit';
+import { freePort, recordingLogger, weatherEntry } from '@ai-assistant/test-kit';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RemoteServerConfig, StdioServerConfig } from '../src/config/mcp-config.js';
 
 export const fixtures = resolve(import.meta.dirname, 'fixtures');
 export const repositoryRoot = resolve(import.meta.dirname, '..', '..', '..');
-/** The built weather server of this repository. */
-export const weatherEntry = join(repositoryRoot, 'mcp_servers', 'weather', 'dist', 'index.js');
 export const everythingEntry = join(
   dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
   'dist',
@@ -44,7 +45,7 @@ export function remoteServer(
   return { name, transport, url, headers: {}, timeoutMs: 30_000, disabled: false, ...extra };
 }
 
-export { freePort, recordingLogger };
+export { freePort, recordingLogger, weatherEntry };
 
 /** Starts server-everything over HTTP (`streamableHttp`) or SSE; resolves once it listens. */
 export async function startEverything(
@@ -92,3 +93,32 @@ export function weatherServer(jmaBaseUrl: string, extra: Partial<StdioServerConf
 
 /** The built knowledge server of this repository. */
 export const knowledgeEntry = join(repositoryRoot, 'mcp_servers', 'knowledge', 'dist', 'index.js');
+
+/**
+ * A stateless Streamable HTTP MCP server on loopback: `register` adds tools, resources and prompts to a
+ * fresh McpServer for each request, and sees that request (its headers).
+ */
+export async function startStatelessServer(
+  register: (mcp: McpServer, request: IncomingMessage) => void,
+): Promise<{ url: string; close(): void }> {
+  const server = createHttpServer(async (request, response) => {
+    const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
+    register(mcp, request);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    response.on('close', () => void transport.close());
+    await mcp.connect(transport);
+    await transport.handleRequest(request, response);
+  });
+  await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
+  const address = server.address();
+  return {
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}

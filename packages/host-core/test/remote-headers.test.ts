@@ -1,43 +1,29 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
+import { startStatelessServer } from './helpers.js';
 
 describe('remote servers', () => {
   const seen: IncomingHttpHeaders[] = [];
   const calls: Array<[string, string | undefined]> = [];
-  let server: Server;
+  let remote: Awaited<ReturnType<typeof startStatelessServer>>;
   let url: string;
   beforeAll(async () => {
     // A stateless Streamable HTTP MCP server that records every request's headers.
-    server = createServer(async (request, response) => {
+    remote = await startStatelessServer((mcp, request) => {
       seen.push(request.headers);
-      const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
       mcp.registerTool('whoami', { inputSchema: { marker: z.string().optional() } }, async ({ marker }) => {
         if (marker) calls.push([marker, request.headers.authorization]);
         if (marker === 'slow') await new Promise((resolve) => setTimeout(resolve, 150));
         if (marker === 'leak') throw new Error(`backend rejected ${request.headers.authorization}`);
         return { content: [{ type: 'text', text: `auth=${request.headers.authorization ?? 'none'}` }] };
       });
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      response.on('close', () => void transport.close());
-      await mcp.connect(transport);
-      await transport.handleRequest(request, response);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`;
+    url = remote.url;
   });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  afterAll(() => remote.close());
 
   it('sends the configured headers (${VAR} filled from the environment when no token is given) on every request', async () => {
     const servers = parseMcpConfig(

@@ -1,21 +1,18 @@
-import { createServer, type Server } from 'node:http';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { McpToolCredentialsError } from '../src/mcp/errors.js';
+import { startStatelessServer } from './helpers.js';
 
 describe('one request path: tool calls, resource reads and prompt gets alike', () => {
   const seen: Array<[string, string | undefined]> = [];
-  let server: Server;
+  let remote: Awaited<ReturnType<typeof startStatelessServer>>;
   let url: string;
   beforeAll(async () => {
     // A stateless Streamable HTTP server recording which credential each kind of request carried.
-    server = createServer(async (request, response) => {
+    remote = await startStatelessServer((mcp, request) => {
       const authorization = request.headers.authorization;
-      const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
       mcp.registerTool('whoami', { inputSchema: {} }, async () => {
         seen.push(['tools/call', authorization]);
         return { content: [{ type: 'text', text: 'ok' }] };
@@ -28,22 +25,10 @@ describe('one request path: tool calls, resource reads and prompt gets alike', (
         seen.push(['prompts/get', authorization]);
         return { messages: [{ role: 'user', content: { type: 'text', text: `Greet ${name}` } }] };
       });
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      response.on('close', () => void transport.close());
-      await mcp.connect(transport);
-      await transport.handleRequest(request, response);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`;
+    url = remote.url;
   });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  afterAll(() => remote.close());
 
   it('the caller’s token reaches the server for a tool call, a resource read and a prompt get', async () => {
     const servers = parseMcpConfig(
