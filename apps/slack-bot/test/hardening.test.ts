@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { botUserId, completion } from '@ai-assistant/test-kit';
+import { botUserId, completion, streamedText } from '@ai-assistant/test-kit';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { markdownToMrkdwn } from '../src/format/slack-text.js';
@@ -214,7 +214,7 @@ describe('hardening 4: model and tool text can never ping the channel or spoof a
   const posted = () =>
     harness.slack.calls
       .filter((call) => /^chat\.(postMessage|update|startStream|appendStream|stopStream)$/.test(call.method))
-      .map((call) => String(call.args.text ?? call.args.markdown_text ?? ''))
+      .map((call) => String(call.args.text ?? '') + streamedText(call.args))
       .filter(Boolean);
 
   it('the converter escapes every trick in the catalogue', () => {
@@ -241,7 +241,7 @@ describe('hardening 4: model and tool text can never ping the channel or spoof a
     await waitFor(() => harness.slack.callsOf('chat.stopStream').length > 0);
     const streamed = harness.slack.calls
       .filter((call) => /Stream$/.test(call.method))
-      .map((call) => String(call.args.markdown_text ?? ''))
+      .map((call) => streamedText(call.args))
       .join('');
     expect(streamed).toContain('&lt;!channel&gt;');
     expect(streamed).not.toMatch(/<!|<@|<#/);
@@ -338,7 +338,7 @@ describe('hardening: no secret reaches logs, /healthz or Slack, whatever path it
         });
         await waitFor(() =>
           harness.slack.calls.some((call) =>
-            String(call.args.text ?? call.args.markdown_text ?? '').includes('youSent'),
+            (String(call.args.text ?? '') + streamedText(call.args)).includes('youSent'),
           ),
         );
         const health = await request(`http://127.0.0.1:${harness.port}/healthz`);

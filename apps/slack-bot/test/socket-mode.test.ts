@@ -1,4 +1,4 @@
-import { botUserId, weatherModel } from '@ai-assistant/test-kit';
+import { botUserId, streamedText, weatherModel } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, waitFor } from './harness.js';
 
@@ -206,15 +206,38 @@ describe('streaming answers (SLACK_STREAMING)', () => {
       const [streamed] = answers(harness, 'C900', ts);
       expect(streamed?.text).toContain('晴れ時々くもり');
       expect(harness.slack.callsOf('chat.startStream')[0]?.args.thread_ts).toBe(ts);
-      const pieces = [
-        ...harness.slack.callsOf('chat.startStream'),
-        ...harness.slack.callsOf('chat.appendStream'),
-      ];
-      expect(pieces.map((call) => call.args.markdown_text).join('')).toBe(streamed?.text);
+      const pieces = harness.slack.calls.filter((call) =>
+        /^chat\.(start|append|stop)Stream$/.test(call.method),
+      );
+      expect(pieces.map((call) => streamedText(call.args)).join('')).toBe(streamed?.text);
+      // In a channel the stream names its recipient, as Slack requires.
+      expect(harness.slack.callsOf('chat.startStream')[0]?.args).toMatchObject({
+        recipient_user_id: expect.stringMatching(/^U/),
+        recipient_team_id: 'T0001',
+      });
       // The placeholder was removed: one bot message in the thread.
       expect(harness.slack.thread('C900', ts).filter((message) => message.user === botUserId)).toHaveLength(
         1,
       );
+    } finally {
+      await harness.close();
+    }
+  }, 30_000);
+
+  it('posts the answer as a message when Slack refuses the stream', async () => {
+    const harness = await startHarness({ env: { SLACK_STREAMING: 'true' } });
+    try {
+      harness.slack.failNext('chat.startStream', 'feature_not_enabled');
+      const { ts } = await mentionBot(harness, 'C901', '東京の天気を教えて');
+      await waitFor(() =>
+        answers(harness, 'C901', ts).some((message) => message.text.includes('晴れ時々くもり')),
+      );
+      // The placeholder became the answer; no half-streamed message is left behind.
+      expect(harness.slack.callsOf('chat.stopStream')).toHaveLength(0);
+      expect(harness.slack.thread('C901', ts).filter((message) => message.user === botUserId)).toHaveLength(
+        1,
+      );
+      expect(harness.logger.lines.some((line) => line.message.includes('Slack streaming failed'))).toBe(true);
     } finally {
       await harness.close();
     }

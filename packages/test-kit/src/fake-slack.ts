@@ -47,6 +47,16 @@ export interface FakeSlack {
 
 export const botUserId = 'UBOT0001';
 
+/** The markdown a streaming call carries, whether as `markdown_text` or as `markdown_text` chunks. */
+export function streamedText(args: Record<string, unknown>): string {
+  const chunks = Array.isArray(args.chunks) ? (args.chunks as Array<{ type?: string; text?: unknown }>) : [];
+  const fromChunks = chunks
+    .filter((chunk) => chunk.type === 'markdown_text')
+    .map((chunk) => String(chunk.text ?? ''))
+    .join('');
+  return `${typeof args.markdown_text === 'string' ? args.markdown_text : ''}${fromChunks}`;
+}
+
 async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -104,24 +114,30 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return { ok: true, url: `ws://127.0.0.1:${port}/socket` };
       case 'chat.postMessage':
       case 'chat.startStream': {
+        // As Slack: a stream outside a DM must name its recipient.
+        if (method === 'chat.startStream' && !channel.startsWith('D')) {
+          if (!args.recipient_user_id) return { ok: false, error: 'missing_recipient_user_id' };
+          if (!args.recipient_team_id) return { ok: false, error: 'missing_recipient_team_id' };
+        }
         const ts = nextTs();
         messages(channel).push({
           ts,
           user: botUserId,
           bot_id: 'BBOT0001',
-          text: String(args.text ?? args.markdown_text ?? ''),
+          text: method === 'chat.postMessage' ? String(args.text ?? '') : streamedText(args),
           ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
         });
         return { ok: true, channel, ts, message: { ts } };
       }
       case 'chat.update':
-      case 'chat.appendStream': {
+      case 'chat.appendStream':
+      case 'chat.stopStream': {
         const stored = messages(channel).find((message) => message.ts === args.ts);
         if (!stored) return { ok: false, error: 'message_not_found' };
+        if (method === 'chat.appendStream' && args.markdown_text === undefined && args.chunks === undefined)
+          return { ok: false, error: 'invalid_arguments' };
         stored.text =
-          method === 'chat.update'
-            ? String(args.text ?? '')
-            : `${stored.text}${String(args.markdown_text ?? '')}`;
+          method === 'chat.update' ? String(args.text ?? '') : `${stored.text}${streamedText(args)}`;
         return { ok: true, channel, ts: stored.ts };
       }
       case 'chat.delete': {

@@ -15,6 +15,10 @@ export interface Question {
   /** The message being answered. */
   messageTs: string;
   text: string;
+  /** The person who asked (absent for events without a user). */
+  user?: string;
+  /** Their workspace (the event's team_id). */
+  team?: string;
 }
 
 /** What answering needs. */
@@ -53,65 +57,57 @@ export function failureText(error: unknown): string {
   return '⚠️ 申し訳ありません、回答の作成中にエラーが起きました。もう一度お試しください。';
 }
 
-/** Streams text into one Slack message with chat.startStream/appendStream/stopStream, batching deltas. */
-class SlackStream {
-  private ts: string | undefined;
-  private buffer = '';
-  private flushing: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+/**
+ * The answer streamed into one Slack message by `client.chatStream()` (chat.startStream, appendStream,
+ * stopStream; the library buffers the text). Appends run one after another; the first failure stops
+ * streaming and the answer is posted as an ordinary message instead.
+ */
+class AnswerStream {
+  private readonly streamer: ReturnType<WebClient['chatStream']>;
+  private pending: Promise<unknown> = Promise.resolve();
+  private pushed = false;
   failed = false;
-  started = false;
 
   constructor(
-    private readonly client: WebClient,
-    private readonly question: Question,
+    client: WebClient,
+    question: Question,
     private readonly logger: Logger,
-  ) {}
-
-  push(text: string): void {
-    if (this.failed) return;
-    this.buffer += text;
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.flush();
-    }, 250);
+  ) {
+    this.streamer = client.chatStream({
+      channel: question.channel,
+      thread_ts: question.threadTs,
+      // Slack asks for the recipient when streaming into a channel.
+      ...(question.user ? { recipient_user_id: question.user } : {}),
+      ...(question.team ? { recipient_team_id: question.team } : {}),
+      buffer_size: 128,
+    });
   }
 
-  flush(): Promise<void> {
-    const text = this.buffer;
-    this.buffer = '';
-    if (!text || this.failed) return this.flushing;
-    this.flushing = this.flushing.then(async () => {
-      try {
-        if (!this.ts) {
-          this.started = true;
-          const started = await this.client.chat.startStream({
-            channel: this.question.channel,
-            thread_ts: this.question.threadTs,
-            markdown_text: text,
-          });
-          this.ts = started.ts;
-        } else {
-          await this.client.chat.appendStream({
-            channel: this.question.channel,
-            ts: this.ts,
-            markdown_text: text,
-          });
-        }
-      } catch (error) {
-        this.failed = true;
-        this.logger.warn({ error: String(error) }, 'Slack streaming failed; posting the answer as a message');
-      }
-    });
-    return this.flushing;
+  /** Whether anything reached Slack (the stream's message exists). */
+  get started(): boolean {
+    return this.pushed && this.streamer.ts !== undefined;
+  }
+
+  push(text: string): void {
+    if (!text) return;
+    this.pushed = true;
+    this.pending = this.pending.then(() => this.attempt(() => this.streamer.append({ markdown_text: text })));
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.flush();
-    if (this.ts && !this.failed)
-      await this.client.chat.stopStream({ channel: this.question.channel, ts: this.ts });
+    await this.pending;
+    // A stream with no text was never started, and Slack refuses an empty one.
+    if (this.pushed) await this.attempt(() => this.streamer.stop());
+  }
+
+  private async attempt(call: () => Promise<unknown>): Promise<void> {
+    if (this.failed) return;
+    try {
+      await call();
+    } catch (error) {
+      this.failed = true;
+      this.logger.warn({ error: String(error) }, 'Slack streaming failed; posting the answer as a message');
+    }
   }
 }
 
@@ -125,7 +121,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
   const placeholder = await client.chat.postMessage({ ...where, text: '💭 考えています…' });
   const placeholderTs = placeholder.ts as string;
   const update = (text: string) => client.chat.update({ channel: question.channel, ts: placeholderTs, text });
-  const stream = dependencies.streaming ? new SlackStream(client, question, logger) : undefined;
+  const stream = dependencies.streaming ? new AnswerStream(client, question, logger) : undefined;
   const started = Date.now();
   try {
     const thread = await fetchThread(client, question.channel, question.threadTs);

@@ -31,6 +31,11 @@ function eventId(body: unknown): string | undefined {
   return (body as { event_id?: string }).event_id;
 }
 
+function teamId(body: unknown): string | undefined {
+  const team = (body as { team_id?: unknown }).team_id;
+  return typeof team === 'string' ? team : undefined;
+}
+
 /** Queues a question unless Slack already delivered this event. */
 export function enqueue(dependencies: ListenerDependencies, body: unknown, event: MessageEventLike): void {
   const id = eventId(body) ?? `${event.channel}:${event.ts}`;
@@ -45,6 +50,8 @@ export function enqueue(dependencies: ListenerDependencies, body: unknown, event
     threadTs: event.thread_ts ?? event.ts,
     messageTs: event.ts,
     text,
+    ...(event.user ? { user: event.user } : {}),
+    ...(teamId(body) ? { team: teamId(body) } : {}),
   };
   const accepted = dependencies.queue.push(`${question.channel}:${question.threadTs}`, () =>
     dependencies.answer(question),
