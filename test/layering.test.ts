@@ -18,4 +18,23 @@ describe('host-core layering', () => {
     }
     expect(offenders).toEqual([]);
   });
+
+  it('the apps type against the McpHost interface, never the McpClientManager class', () => {
+    const apps = resolve(import.meta.dirname, '..', 'apps');
+    const offenders: string[] = [];
+    const walk = (folder: string): void => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const path = join(folder, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (
+          entry.name.endsWith('.ts') &&
+          !entry.name.endsWith('.test.ts') &&
+          /McpClientManager/.test(readFileSync(path, 'utf8'))
+        )
+          offenders.push(path.slice(apps.length + 1));
+      }
+    };
+    for (const app of readdirSync(apps)) walk(join(apps, app, 'src'));
+    expect(offenders).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import { type McpClientManager, type Message, parsePromptArguments } from '@ai-assistant/host-core';
+import { type McpHost, type Message, parsePromptArguments } from '@ai-assistant/host-core';
 
 /** What a slash command did; `ask` sends a prompt's messages as the next turn. */
 export type CommandOutcome =
@@ -17,7 +17,7 @@ export const helpText = `Commands:
   /exit      quit (Ctrl-C or Ctrl-D work too)`;
 
 /** Runs a slash command; undefined when the line is not one. */
-export async function runCommand(line: string, mcp: McpClientManager | undefined): Promise<CommandOutcome> {
+export async function runCommand(line: string, mcp: McpHost | undefined): Promise<CommandOutcome> {
   const [command = '', ...rest] = line.trim().split(/\s+/);
   switch (command.toLowerCase()) {
     case '/resources': {

@@ -7,7 +7,7 @@ import {
   environmentSecrets,
   type LLMProvider,
   loadDotEnv,
-  type McpClientManager,
+  type McpHost,
   type Message,
   Redactor,
   startMcpFromEnvironment,
@@ -114,7 +114,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     note(`${setupMessage(setupError)}\n`);
     return 1;
   }
-  let mcp: McpClientManager | undefined;
+  let mcp: McpHost | undefined;
   try {
     mcp = await startMcpFromEnvironment({ env, logger });
     const chat = new ChatService({

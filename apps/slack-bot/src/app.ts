@@ -1,4 +1,4 @@
-import type { ChatService, Logger, McpClientManager } from '@ai-assistant/host-core';
+import type { ChatService, Logger, McpHost } from '@ai-assistant/host-core';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel } from '@slack/bolt';
 import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
@@ -13,7 +13,7 @@ export interface SlackBotDependencies {
   config: BotConfig;
   chat: ChatService;
   /** For /healthz; undefined when MCP is off. */
-  mcp?: McpClientManager;
+  mcp?: McpHost;
   logger: Logger;
 }
 

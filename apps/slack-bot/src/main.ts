@@ -3,8 +3,8 @@ import {
   ChatService,
   environmentSecrets,
   loadDotEnv,
-  type McpClientManager,
   McpConfigError,
+  type McpHost,
   Redactor,
   startMcpFromEnvironment,
 } from '@ai-assistant/host-core';
@@ -20,7 +20,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   // One redactor for the app: its logs and the providers' error texts.
   const redactor = new Redactor(environmentSecrets(env));
   const logger = createLogger(env, undefined, redactor);
-  let mcp: McpClientManager | undefined;
+  let mcp: McpHost | undefined;
   let bot: SlackBot | undefined;
   try {
     const config = readBotConfig(env);

@@ -51,6 +51,7 @@ export {
 export type { RequestTokens } from './mcp/header-templates.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
+export type { McpHost } from './mcp-host.js';
 export { environmentSecrets, Redactor } from './redaction.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
 export { CalculationError, calculate } from './tools/calculate.js';

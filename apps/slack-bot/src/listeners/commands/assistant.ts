@@ -1,11 +1,11 @@
-import { type Logger, type McpClientManager, parsePromptArguments } from '@ai-assistant/host-core';
+import { type Logger, type McpHost, parsePromptArguments } from '@ai-assistant/host-core';
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Question } from '../../slack/answer.js';
 import type { WorkQueue } from '../../slack/work-queue.js';
 
 /** What the /assistant command needs. */
 export interface AssistantCommandDependencies {
-  mcp: McpClientManager | undefined;
+  mcp: McpHost | undefined;
   queue: WorkQueue;
   answer: (question: Question) => Promise<void>;
   logger: Logger;

@@ -1,0 +1,34 @@
+import type { ToolHost } from './chat/tool-host.js';
+import type {
+  CallToolOptions,
+  FilledPrompt,
+  PromptEntry,
+  ResourceEntry,
+  ResourceTemplateEntry,
+  ServerStatus,
+  ToolCallOutcome,
+} from './mcp/client-manager.js';
+
+/**
+ * What an app (Slack, the terminal chat) uses of its MCP servers: the loop's {@link ToolHost} plus the
+ * servers' state, resources and prompts, and shutting down. `McpClientManager` is one; apps depend on
+ * this interface, never on the class.
+ */
+export interface McpHost extends ToolHost {
+  /** Every configured server: its state, tool count and (when failed) why. */
+  status(): ServerStatus[];
+  listResources(): ResourceEntry[];
+  listResourceTemplates(): ResourceTemplateEntry[];
+  listPrompts(): PromptEntry[];
+  /** Reads a resource of a server as text, with the same timeouts and errors as tools. */
+  readResource(server: string, uri: string, options?: CallToolOptions): Promise<ToolCallOutcome>;
+  /** Fills a server's prompt and returns its messages as plain text. */
+  getPrompt(
+    server: string,
+    name: string,
+    args?: Record<string, string>,
+    options?: CallToolOptions,
+  ): Promise<FilledPrompt>;
+  /** Closes every connection and ends every child process. */
+  close(): Promise<void>;
+}
