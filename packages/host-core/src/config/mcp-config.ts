@@ -1,9 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { builtinTools } from '../tools/builtin-tools.js';
-import { type CompiledOpenApi, compileOpenApi, OpenApiSpecError } from '../tools/openapi-tools.js';
-import type { JsonSchema } from '../types.js';
 import {
   defaultToolTimeoutMs,
   expectations,
@@ -13,65 +10,24 @@ import {
   serverSchema,
   transportAliases,
 } from './config-schema.js';
-
-/** The kinds of server the host can use. */
-export type TransportKind = 'stdio' | 'http' | 'sse' | 'builtin' | 'openapi';
-
-interface CommonServerConfig {
-  name: string;
-  allowedTools?: string[];
-  timeoutMs: number;
-  systemInstruction?: string;
-  responseInstruction?: string;
-  autoContextTool?: string;
-  /** Largest HTTP response body read from this server (http, sse, openapi). */
-  maxResponseBytes?: number;
-  /** Shown to people while one of this server's tools runs (e.g. "🌤️ 天気を調べています…"). */
-  statusMessage?: string;
-  disabled: boolean;
-}
-
-/** A server started as a child process and spoken to over stdin/stdout. */
-export interface StdioServerConfig extends CommonServerConfig {
-  transport: 'stdio';
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-}
-
-/**
- * A remote server over Streamable HTTP or legacy SSE. `headers` values may hold `${name}`
- * placeholders, filled per request from the caller's tokens, then the environment.
- */
-export interface RemoteServerConfig extends CommonServerConfig {
-  transport: 'http' | 'sse';
-  url: string;
-  headers: Record<string, string>;
-}
-
-/** Tools implemented inside the host (see `builtinTools`). */
-export interface BuiltinServerConfig extends CommonServerConfig {
-  transport: 'builtin';
-  tools: Array<{ name: string; description?: string; inputSchema?: JsonSchema }>;
-}
-
-/** A REST API described by an OpenAPI 3.x document, offered as tools. */
-export interface OpenApiServerConfig extends CommonServerConfig {
-  transport: 'openapi';
-  /** The document, read once at load: its operations and where their credentials go. */
-  api: CompiledOpenApi;
-  baseUrl: string;
-  /** Header templates, filled per request like a remote server's. */
-  headers: Record<string, string>;
-  /** Security scheme name → value template (apiKey header/query, http bearer/basic). */
-  security: Record<string, string>;
-}
-
-/** One validated server entry of `mcpServers`. */
-export type ServerConfig = StdioServerConfig | RemoteServerConfig | BuiltinServerConfig | OpenApiServerConfig;
+import { builtinEntry, type EntryContext, expand, expandAll, openApiEntry } from './entries.js';
+import type {
+  CommonServerConfig,
+  RemoteServerConfig,
+  ServerConfig,
+  StdioServerConfig,
+} from './server-types.js';
 
 export { defaultToolTimeoutMs, McpConfigError } from './config-schema.js';
+export type {
+  BuiltinServerConfig,
+  CommonServerConfig,
+  OpenApiServerConfig,
+  RemoteServerConfig,
+  ServerConfig,
+  StdioServerConfig,
+  TransportKind,
+} from './server-types.js';
 
 /** Whether MCP is switched on: `MCP_ENABLED` is `true`, `1` or `yes`. */
 export function isMcpEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -81,32 +37,6 @@ export function isMcpEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
 /** The config file path: `MCP_SERVERS_CONFIG`, else `config/mcp_servers.json` under `cwd`. */
 export function mcpConfigPath(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
   return resolve(cwd, env.MCP_SERVERS_CONFIG || 'config/mcp_servers.json');
-}
-
-/**
- * Replaces `${NAME}` with the environment's value, and `${NAME:-default}` with the value or, when it is
- * unset or empty, the default; names the first variable that is unset and has no default.
- */
-function expand(value: string, env: NodeJS.ProcessEnv, where: string, file: string): string {
-  return value.replace(
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
-    (_match, name: string, fallback?: string) => {
-      const replacement = env[name];
-      if (fallback !== undefined) return replacement ? replacement : fallback;
-      if (replacement === undefined) {
-        throw new McpConfigError(
-          `${file}: ${where}: \${${name}} is not set in the environment; set ${name} or remove it`,
-        );
-      }
-      return replacement;
-    },
-  );
-}
-
-function expandAll(values: Record<string, string>, env: NodeJS.ProcessEnv, where: string, file: string) {
-  return Object.fromEntries(
-    Object.entries(values).map(([key, value]) => [key, expand(value, env, `${where}.${key}`, file)]),
-  );
 }
 
 /**
@@ -214,7 +144,7 @@ export function parseMcpConfig(
     const disabled = entry.disabled ?? false;
     // A disabled entry is kept as it is: its variables need not be set.
     const environment = disabled ? new Proxy({}, { get: () => '' }) : env;
-    const common = {
+    const common: CommonServerConfig = {
       name,
       allowedTools: entry.allowed_tools,
       timeoutMs: entry.timeout_ms ?? defaultToolTimeoutMs,
@@ -240,67 +170,9 @@ export function parseMcpConfig(
         cwd: isAbsolute(cwd) ? cwd : resolve(baseFolder, cwd),
       } satisfies StdioServerConfig;
     }
-    if (kind === 'builtin') {
-      // Without `tools`, every builtin tool is offered.
-      const tools: NonNullable<typeof entry.tools> =
-        entry.tools ?? Object.keys(builtinTools).map((name) => ({ name }));
-      if (tools.length === 0)
-        throw new McpConfigError(`${path}: ${where}.tools: expected ${expectations.tools} (at least one)`);
-      tools.forEach((tool, index) => {
-        if (!builtinTools[tool.name]) {
-          throw new McpConfigError(
-            `${path}: ${where}.tools[${index}].name: there is no builtin tool "${tool.name}"; available: ${Object.keys(builtinTools).join(', ')}`,
-          );
-        }
-      });
-      return {
-        ...common,
-        transport: 'builtin',
-        tools: tools.map((tool) => ({
-          name: tool.name,
-          ...(tool.description ? { description: tool.description } : {}),
-          ...(tool.input_schema ? { inputSchema: tool.input_schema } : {}),
-        })),
-      } satisfies BuiltinServerConfig;
-    }
-    if (kind === 'openapi') {
-      if (entry.openapi_spec === undefined) {
-        throw new McpConfigError(`${path}: ${where}.openapi_spec: expected ${expectations.openapi_spec}`);
-      }
-      const spec =
-        typeof entry.openapi_spec === 'string'
-          ? readSpec(entry.openapi_spec, baseFolder, `${path}: ${where}.openapi_spec`)
-          : entry.openapi_spec;
-      let api: CompiledOpenApi;
-      try {
-        api = compileOpenApi(spec, entry.security ?? {});
-      } catch (error) {
-        if (!(error instanceof OpenApiSpecError)) throw error;
-        throw new McpConfigError(
-          `${path}: ${where}.openapi_spec${error.pointer}: ${error.message.slice(error.pointer.length + 2)}`,
-        );
-      }
-      const servers = (spec as { servers?: Array<{ url?: unknown }> }).servers;
-      const baseUrl = expand(
-        entry.openapi_base_url ?? String(servers?.[0]?.url ?? ''),
-        environment,
-        `${where}.openapi_base_url`,
-        path,
-      );
-      if (!disabled && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
-        throw new McpConfigError(
-          `${path}: ${where}.openapi_base_url: expected ${expectations.openapi_base_url} (the document names none)`,
-        );
-      }
-      return {
-        ...common,
-        transport: 'openapi',
-        api,
-        baseUrl,
-        headers: entry.headers ?? {},
-        security: entry.security ?? {},
-      } satisfies OpenApiServerConfig;
-    }
+    const context: EntryContext = { path, where, environment, baseFolder, disabled };
+    if (kind === 'builtin') return builtinEntry(entry, common, context);
+    if (kind === 'openapi') return openApiEntry(entry, common, context);
     if (!entry.url) throw new McpConfigError(`${path}: ${where}.url: expected ${expectations.url}`);
     const url = expand(entry.url, environment, `${where}.url`, path);
     if (!disabled && !/^https?:\/\/[^\s]+$/.test(url)) {
@@ -309,21 +181,4 @@ export function parseMcpConfig(
     // Header values stay templates: they are filled per request (tokens, then the environment).
     return { ...common, transport: kind, url, headers: entry.headers ?? {} } satisfies RemoteServerConfig;
   });
-}
-
-function readSpec(specPath: string, baseFolder: string, where: string): unknown {
-  const full = isAbsolute(specPath) ? specPath : resolve(baseFolder, specPath);
-  let text: string;
-  try {
-    text = readFileSync(full, 'utf8');
-  } catch (error) {
-    throw new McpConfigError(
-      `${where}: cannot read ${full} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new McpConfigError(`${where}: ${full} is not valid JSON (${(error as Error).message})`);
-  }
 }

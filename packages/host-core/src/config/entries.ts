@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { builtinTools } from '../tools/builtin-tools.js';
+import { type CompiledOpenApi, compileOpenApi, OpenApiSpecError } from '../tools/openapi-tools.js';
+import { expectations, McpConfigError, type serverSchema } from './config-schema.js';
+import type { BuiltinServerConfig, CommonServerConfig, OpenApiServerConfig } from './server-types.js';
+
+/** One entry as the schema read it. */
+export type RawEntry = import('zod').infer<typeof serverSchema>;
+
+/** Where an entry is and what it may read: for its error messages and its `${VAR}`s. */
+export interface EntryContext {
+  path: string;
+  where: string;
+  environment: NodeJS.ProcessEnv;
+  baseFolder: string;
+  disabled: boolean;
+}
+
+/**
+ * Replaces `${NAME}` with the environment's value, and `${NAME:-default}` with the value or, when it is
+ * unset or empty, the default; names the first variable that is unset and has no default.
+ */
+export function expand(value: string, env: NodeJS.ProcessEnv, where: string, file: string): string {
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_match, name: string, fallback?: string) => {
+      const replacement = env[name];
+      if (fallback !== undefined) return replacement ? replacement : fallback;
+      if (replacement === undefined) {
+        throw new McpConfigError(
+          `${file}: ${where}: \${${name}} is not set in the environment; set ${name} or remove it`,
+        );
+      }
+      return replacement;
+    },
+  );
+}
+
+export function expandAll(
+  values: Record<string, string>,
+  env: NodeJS.ProcessEnv,
+  where: string,
+  file: string,
+) {
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, expand(value, env, `${where}.${key}`, file)]),
+  );
+}
+
+function readSpec(specPath: string, baseFolder: string, where: string): unknown {
+  const full = isAbsolute(specPath) ? specPath : resolve(baseFolder, specPath);
+  let text: string;
+  try {
+    text = readFileSync(full, 'utf8');
+  } catch (error) {
+    throw new McpConfigError(
+      `${where}: cannot read ${full} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new McpConfigError(`${where}: ${full} is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** A `builtin` entry: the named tools of the host (every one when `tools` is absent). */
+export function builtinEntry(
+  entry: RawEntry,
+  common: CommonServerConfig,
+  context: EntryContext,
+): BuiltinServerConfig {
+  const { path, where } = context;
+  // Without `tools`, every builtin tool is offered.
+  const tools: NonNullable<typeof entry.tools> =
+    entry.tools ?? Object.keys(builtinTools).map((name) => ({ name }));
+  if (tools.length === 0)
+    throw new McpConfigError(`${path}: ${where}.tools: expected ${expectations.tools} (at least one)`);
+  tools.forEach((tool, index) => {
+    if (!builtinTools[tool.name]) {
+      throw new McpConfigError(
+        `${path}: ${where}.tools[${index}].name: there is no builtin tool "${tool.name}"; available: ${Object.keys(builtinTools).join(', ')}`,
+      );
+    }
+  });
+  return {
+    ...common,
+    transport: 'builtin',
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      ...(tool.input_schema ? { inputSchema: tool.input_schema } : {}),
+    })),
+  } satisfies BuiltinServerConfig;
+}
+
+/** An `openapi` entry: its document read and compiled once, its base URL checked. */
+export function openApiEntry(
+  entry: RawEntry,
+  common: CommonServerConfig,
+  context: EntryContext,
+): OpenApiServerConfig {
+  const { path, where, environment, baseFolder, disabled } = context;
+  if (entry.openapi_spec === undefined) {
+    throw new McpConfigError(`${path}: ${where}.openapi_spec: expected ${expectations.openapi_spec}`);
+  }
+  const spec =
+    typeof entry.openapi_spec === 'string'
+      ? readSpec(entry.openapi_spec, baseFolder, `${path}: ${where}.openapi_spec`)
+      : entry.openapi_spec;
+  let api: CompiledOpenApi;
+  try {
+    api = compileOpenApi(spec, entry.security ?? {});
+  } catch (error) {
+    if (!(error instanceof OpenApiSpecError)) throw error;
+    throw new McpConfigError(
+      `${path}: ${where}.openapi_spec${error.pointer}: ${error.message.slice(error.pointer.length + 2)}`,
+    );
+  }
+  const servers = (spec as { servers?: Array<{ url?: unknown }> }).servers;
+  const baseUrl = expand(
+    entry.openapi_base_url ?? String(servers?.[0]?.url ?? ''),
+    environment,
+    `${where}.openapi_base_url`,
+    path,
+  );
+  if (!disabled && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
+    throw new McpConfigError(
+      `${path}: ${where}.openapi_base_url: expected ${expectations.openapi_base_url} (the document names none)`,
+    );
+  }
+  return {
+    ...common,
+    transport: 'openapi',
+    api,
+    baseUrl,
+    headers: entry.headers ?? {},
+    security: entry.security ?? {},
+  } satisfies OpenApiServerConfig;
+}

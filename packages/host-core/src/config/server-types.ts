@@ -1,0 +1,60 @@
+import type { CompiledOpenApi } from '../tools/openapi-tools.js';
+import type { JsonSchema } from '../types.js';
+
+/** The kinds of server the host can use. */
+export type TransportKind = 'stdio' | 'http' | 'sse' | 'builtin' | 'openapi';
+
+/** The fields every kind of server has. */
+export interface CommonServerConfig {
+  name: string;
+  allowedTools?: string[];
+  timeoutMs: number;
+  systemInstruction?: string;
+  responseInstruction?: string;
+  autoContextTool?: string;
+  /** Largest HTTP response body read from this server (http, sse, openapi). */
+  maxResponseBytes?: number;
+  /** Shown to people while one of this server's tools runs (e.g. "🌤️ 天気を調べています…"). */
+  statusMessage?: string;
+  disabled: boolean;
+}
+
+/** A server started as a child process and spoken to over stdin/stdout. */
+export interface StdioServerConfig extends CommonServerConfig {
+  transport: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/**
+ * A remote server over Streamable HTTP or legacy SSE. `headers` values may hold `${name}`
+ * placeholders, filled per request from the caller's tokens, then the environment.
+ */
+export interface RemoteServerConfig extends CommonServerConfig {
+  transport: 'http' | 'sse';
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Tools implemented inside the host (see `builtinTools`). */
+export interface BuiltinServerConfig extends CommonServerConfig {
+  transport: 'builtin';
+  tools: Array<{ name: string; description?: string; inputSchema?: JsonSchema }>;
+}
+
+/** A REST API described by an OpenAPI 3.x document, offered as tools. */
+export interface OpenApiServerConfig extends CommonServerConfig {
+  transport: 'openapi';
+  /** The document, read once at load: its operations and where their credentials go. */
+  api: CompiledOpenApi;
+  baseUrl: string;
+  /** Header templates, filled per request like a remote server's. */
+  headers: Record<string, string>;
+  /** Security scheme name → value template (apiKey header/query, http bearer/basic). */
+  security: Record<string, string>;
+}
+
+/** One validated server entry of `mcpServers`. */
+export type ServerConfig = StdioServerConfig | RemoteServerConfig | BuiltinServerConfig | OpenApiServerConfig;
