@@ -69,6 +69,11 @@ export interface CompletionOptions {
   onTextDelta?: (text: string) => void;
   maxTokens?: number;
   temperature?: number;
+  /**
+   * `none`: the tools are sent (a history with tool calls needs them) but the model may not call one.
+   * Default `auto`.
+   */
+  toolChoice?: 'auto' | 'none';
 }
 
 /**

@@ -139,10 +139,10 @@ describe('chat loop', () => {
     expect(provider.calls.map((call) => [call.method, call.tools.length])).toEqual([['complete', 0]]);
   });
 
-  it('ac18 a model that asks for tools forever: exactly 10 rounds, then the limit message and a tool-less call', async () => {
+  it('ac18 a model that asks for tools forever: exactly 10 rounds, then the limit message and a call with tool choice "none"', async () => {
     const provider = new ScriptedProvider([
       (call) =>
-        call.method === 'complete'
+        call.options?.toolChoice === 'none'
           ? { text: 'Here is what I found so far.' }
           : {
               toolCalls: [
@@ -152,12 +152,10 @@ describe('chat loop', () => {
     ]);
     const chat = new ChatService({ provider, tools: await connect(nodeServer('echo', echo)) });
     const result = await chat.respond({ history: [], userMessage: 'loop' });
-    expect(provider.calls.map((call) => call.method)).toEqual([
-      ...Array(10).fill('completeWithTools'),
-      'complete',
-    ]);
+    expect(provider.calls.map((call) => call.method)).toEqual(Array(11).fill('completeWithTools'));
     const final = provider.calls.at(-1)!;
-    expect(final.tools).toEqual([]);
+    expect(final.tools.map((tool) => tool.name)).toContain('mcp__echo__echo');
+    expect(final.options?.toolChoice).toBe('none');
     expect(final.messages.at(-1)).toEqual({
       role: 'user',
       content: expect.stringContaining('tool-call limit'),

@@ -12,6 +12,8 @@ export interface RecordedCall {
   method: 'complete' | 'completeWithTools';
   messages: Message[];
   tools: ToolDefinition[];
+  /** The options it was called with, minus the signal and the stream callback. */
+  options?: Pick<CompletionOptions, 'toolChoice' | 'maxTokens' | 'temperature'>;
 }
 
 /** One scripted turn: a reply, or a function of what was sent. */
@@ -45,6 +47,14 @@ export class ScriptedProvider implements LLMProvider {
   }
 
   private async play(call: RecordedCall, options?: CompletionOptions): Promise<LLMResponse> {
+    if (options?.toolChoice || options?.maxTokens || options?.temperature !== undefined) {
+      const { toolChoice, maxTokens, temperature } = options;
+      call.options = {
+        ...(toolChoice ? { toolChoice } : {}),
+        ...(maxTokens ? { maxTokens } : {}),
+        ...(temperature !== undefined ? { temperature } : {}),
+      };
+    }
     this.calls.push(call);
     const turn = this.turns[Math.min(this.next++, this.turns.length - 1)];
     const reply = typeof turn === 'function' ? await turn(call) : (turn ?? {});

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { checkVendorRules } from './vendor-rules.js';
 
 /** One scripted answer: JSON, a raw SSE body, or no answer at all. */
 export type FakeReply = { status?: number; json?: unknown; sse?: string; hang?: boolean };
@@ -11,7 +12,10 @@ export interface FakeRequest {
   body: Record<string, unknown>;
 }
 
-/** A loopback stand-in for an LLM vendor API (OpenAI, Anthropic, or a compatible server). */
+/**
+ * A loopback stand-in for an LLM vendor API (OpenAI, Anthropic, or a compatible server). Requests that
+ * break the endpoint's rules (tool blocks without tools, an orphan tool result, …) get the vendor's 400.
+ */
 export interface FakeVendor {
   baseURL: string;
   requests: FakeRequest[];
@@ -37,7 +41,9 @@ export async function startFakeVendor(pathPrefix = '/v1'): Promise<FakeVendor> {
         body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
       };
       requests.push(received);
+      // The endpoint's own rules come first, as at the vendor: a broken request never reaches the script.
       const next =
+        checkVendorRules(received.path, received.body) ??
         queue.shift() ??
         (handler
           ? await handler(received)

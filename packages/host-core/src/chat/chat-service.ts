@@ -167,7 +167,12 @@ export class ChatService {
     // A model that keeps calling tools forever is a bug; end with a plain answer from what we have.
     this.logger.warn({ rounds: this.maxIterations, calls: trace.length }, 'tool-call limit reached');
     messages.push({ role: 'user', content: limitMessage(this.maxIterations) });
-    const final = await abortable(this.provider.complete(messages, completionOptions), signal);
+    // The history holds tool calls, so the tools go along (Anthropic refuses tool blocks without them),
+    // with tool choice "none"; a call the model makes anyway is ignored.
+    const final = await abortable(
+      this.provider.completeWithTools(messages, tools, { ...completionOptions, toolChoice: 'none' }),
+      signal,
+    );
     return finish(final.content, trace, this.maxIterations, true);
   }
 

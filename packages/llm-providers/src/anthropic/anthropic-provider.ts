@@ -79,6 +79,7 @@ export class AnthropicProvider implements LLMProvider {
       maxTokens: options.maxTokens ?? this.options.maxTokens ?? 4096,
       temperature: options.temperature,
       stream,
+      toolChoice: options.toolChoice,
     });
     try {
       if (request.stream) {

@@ -14,7 +14,13 @@ export type AnthropicRequest = Anthropic.MessageCreateParams;
 export function toAnthropicRequest(
   messages: Message[],
   tools: ToolDefinition[],
-  options: { model: string; maxTokens: number; temperature?: number; stream?: boolean },
+  options: {
+    model: string;
+    maxTokens: number;
+    temperature?: number;
+    stream?: boolean;
+    toolChoice?: 'auto' | 'none';
+  },
 ): AnthropicRequest {
   const system = messages
     .filter((message) => message.role === 'system')
@@ -72,6 +78,7 @@ export function toAnthropicRequest(
             // compileToolSchema guarantees an object schema at the top level.
             input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
           })),
+          ...(options.toolChoice === 'none' ? { tool_choice: { type: 'none' as const } } : {}),
         }
       : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),

@@ -42,6 +42,8 @@ export interface OpenAIRequestOptions {
   legacyMaxTokens?: boolean;
   /** Ask for a final usage chunk when streaming (OpenAI proper). */
   streamUsage?: boolean;
+  /** `none`: tools listed, none may be called. */
+  toolChoice?: 'auto' | 'none';
 }
 
 /** Maps neutral messages and tools to a Chat Completions request with function calling. */
@@ -62,6 +64,7 @@ export function toOpenAIRequest(
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
     }));
+    if (options.toolChoice === 'none') request.tool_choice = 'none';
   }
   if (options.maxTokens !== undefined) {
     if (options.legacyMaxTokens) request.max_tokens = options.maxTokens;

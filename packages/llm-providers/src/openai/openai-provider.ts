@@ -103,6 +103,7 @@ export class OpenAIProvider implements LLMProvider {
       stream,
       legacyMaxTokens: this.lenient,
       streamUsage: !this.lenient,
+      toolChoice: options.toolChoice,
     });
     try {
       if (request.stream) {

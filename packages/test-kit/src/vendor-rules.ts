@@ -1,0 +1,101 @@
+import type { FakeReply } from './fake-vendor.js';
+
+type Json = Record<string, unknown>;
+
+function openAIError(message: string, param: string | null): FakeReply {
+  return { status: 400, json: { error: { message, type: 'invalid_request_error', param, code: null } } };
+}
+
+function anthropicError(message: string): FakeReply {
+  return { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message } } };
+}
+
+/** Models that take only the default temperature and only `max_completion_tokens` (gpt-5, o-series). */
+const reasoningModel = /^(gpt-5|o\d)/;
+
+/** The rules OpenAI's Chat Completions endpoint enforces that our adapters could break. */
+function openAIRules(body: Json): FakeReply | undefined {
+  const messages = (body.messages ?? []) as Json[];
+  const tools = body.tools as unknown[] | undefined;
+  if (body.tool_choice !== undefined && !tools?.length)
+    return openAIError(
+      "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+      'tool_choice',
+    );
+  const model = String(body.model ?? '');
+  if (reasoningModel.test(model)) {
+    if (body.max_tokens !== undefined)
+      return openAIError(
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+        'max_tokens',
+      );
+    if (body.temperature !== undefined && body.temperature !== 1)
+      return openAIError(
+        `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
+        'temperature',
+      );
+  }
+  let open: Set<string> = new Set();
+  for (const [index, message] of messages.entries()) {
+    if (message.role === 'tool') {
+      if (!open.delete(String(message.tool_call_id)))
+        return openAIError(
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          `messages.[${index}].role`,
+        );
+      continue;
+    }
+    if (open.size > 0)
+      return openAIError(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.",
+        'messages',
+      );
+    const calls = (message.tool_calls ?? []) as Json[];
+    open = new Set(calls.map((call) => String(call.id)));
+  }
+  return undefined;
+}
+
+/** The rules Anthropic's Messages endpoint enforces that our adapters could break. */
+function anthropicRules(body: Json): FakeReply | undefined {
+  if (typeof body.max_tokens !== 'number') return anthropicError('max_tokens: Field required');
+  const messages = (body.messages ?? []) as Json[];
+  const tools = body.tools as unknown[] | undefined;
+  const blocks = (message: Json) => (Array.isArray(message.content) ? (message.content as Json[]) : []);
+  const usesTools = messages.some((message) =>
+    blocks(message).some((block) => block.type === 'tool_use' || block.type === 'tool_result'),
+  );
+  if (usesTools && !tools?.length)
+    return anthropicError('Requests which include `tool_use` or `tool_result` blocks must define tools.');
+  if (body.tool_choice !== undefined && !tools?.length)
+    return anthropicError('tool_choice may only be specified while providing tools.');
+  for (const [index, message] of messages.entries()) {
+    if (index > 0 && messages[index - 1]?.role === message.role)
+      return anthropicError(
+        `messages: roles must alternate between "user" and "assistant" (message ${index})`,
+      );
+    const results = blocks(message).filter((block) => block.type === 'tool_result');
+    if (results.length === 0) continue;
+    const previous = messages[index - 1];
+    const ids = new Set(
+      previous
+        ? blocks(previous)
+            .filter((b) => b.type === 'tool_use')
+            .map((b) => String(b.id))
+        : [],
+    );
+    const stray = results.find((block) => !ids.has(String(block.tool_use_id)));
+    if (stray)
+      return anthropicError(
+        `messages.${index}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(stray.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+      );
+  }
+  return undefined;
+}
+
+/** A 400 in the vendor's own shape when a request breaks a rule of the endpoint it was sent to. */
+export function checkVendorRules(path: string, body: Json): FakeReply | undefined {
+  if (/\/messages(\?|$)/.test(path)) return anthropicRules(body);
+  if (/\/chat\/completions(\?|$)/.test(path)) return openAIRules(body);
+  return undefined;
+}
