@@ -92,9 +92,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   // Numbers are checked as the Slack app checks them: a malformed one is named, and nothing starts.
   let maxIterations: number | undefined;
   let toolTimeoutMs: number | undefined;
+  let maxToolCallsPerRound: number | undefined;
   try {
     maxIterations = wholeNumber(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined);
     toolTimeoutMs = wholeNumber(env, 'TOOL_CALL_TIMEOUT_MS', undefined);
+    maxToolCallsPerRound = wholeNumber(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined);
   } catch (error) {
     note(`${(error as Error).message}\n`);
     return 1;
@@ -123,6 +125,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       logger,
       maxIterations,
       toolTimeoutMs,
+      maxToolCallsPerRound,
     });
     const onEvent = (event: ChatEvent) => {
       const line = describeEvent(event);

@@ -20,6 +20,8 @@ export interface BotConfig {
   maxConcurrent: number;
   toolLoopMaxIterations?: number;
   toolCallTimeoutMs?: number;
+  /** Tool calls run per round (`MAX_TOOL_CALLS_PER_ROUND`, default 16). */
+  maxToolCallsPerRound?: number;
   systemPrompt?: string;
 }
 
@@ -69,6 +71,7 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     maxConcurrent: whole(env, 'MAX_CONCURRENT_ANSWERS', 8) as number,
     toolLoopMaxIterations: whole(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined),
     toolCallTimeoutMs: whole(env, 'TOOL_CALL_TIMEOUT_MS', undefined),
+    maxToolCallsPerRound: whole(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined),
     systemPrompt: env.SYSTEM_PROMPT?.trim() || undefined,
   };
 }

@@ -33,6 +33,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       systemPrompt: config.systemPrompt,
       maxIterations: config.toolLoopMaxIterations,
       toolTimeoutMs: config.toolCallTimeoutMs,
+      maxToolCallsPerRound: config.maxToolCallsPerRound,
     });
     bot = createSlackBot({ config, chat, mcp, logger });
     await bot.start();

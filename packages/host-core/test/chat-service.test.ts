@@ -2,21 +2,14 @@ import { join } from 'node:path';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChatCancelledError, type ChatEvent, ChatService } from '../src/chat/chat-service.js';
-import { McpClientManager } from '../src/mcp/client-manager.js';
-import { fixtures, nodeServer, weatherServer } from './helpers.js';
+import type { ServerConfig } from '../src/config/mcp-config.js';
+import { fixtures, managerPool, nodeServer, weatherServer } from './helpers.js';
 import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 const echo = join(fixtures, 'echo-server.mjs');
-const managers: McpClientManager[] = [];
-async function connect(...servers: Parameters<McpClientManager['connect']>[0]) {
-  const manager = new McpClientManager();
-  managers.push(manager);
-  await manager.connect(servers);
-  return manager;
-}
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((manager) => manager.close()));
-});
+const pool = managerPool();
+const connect = (...servers: ServerConfig[]) => pool.connect(servers);
+afterEach(pool.closeAll);
 
 describe('chat loop with the real weather server', () => {
   let jma: FakeJma;

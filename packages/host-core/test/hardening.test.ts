@@ -320,7 +320,7 @@ describe('a server that cannot start says why', () => {
     try {
       await manager.connect(servers);
       const [status] = manager.status();
-      expect(status?.state).toBe('failed');
+      expect(status?.state).toBe('restarting');
       expect(status?.reason).toContain(
         `args[0] "mcp_servers/weather/dist/index.js" does not exist (resolved against ${join(fixtures, 'config')}:`,
       );

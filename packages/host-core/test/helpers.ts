@@ -5,7 +5,9 @@ import { dirname, join, resolve } from 'node:path';
 import { freePort, recordingLogger, weatherEntry } from '@ai-assistant/test-kit';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RemoteServerConfig, StdioServerConfig } from '../src/config/mcp-config.js';
+import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from '../src/config/mcp-config.js';
+import { McpClientManager } from '../src/mcp/client-manager.js';
+import type { McpClientManagerOptions } from '../src/mcp/manager-types.js';
 
 export const fixtures = resolve(import.meta.dirname, 'fixtures');
 export const repositoryRoot = resolve(import.meta.dirname, '..', '..', '..');
@@ -120,5 +122,22 @@ export async function startStatelessServer(
       server.closeAllConnections();
       server.close();
     },
+  };
+}
+
+/**
+ * Managers opened by the tests of one file, closed after each test: `connect(servers, options)` opens one.
+ * Call `closeAll` from `afterEach`.
+ */
+export function managerPool() {
+  const managers: McpClientManager[] = [];
+  return {
+    async connect(servers: ServerConfig[], options: McpClientManagerOptions = {}): Promise<McpClientManager> {
+      const manager = new McpClientManager(options);
+      managers.push(manager);
+      await manager.connect(servers);
+      return manager;
+    },
+    closeAll: () => Promise.all(managers.splice(0).map((manager) => manager.close())),
   };
 }

@@ -90,8 +90,8 @@ describe('no secret reaches a log line, an error or a tool result', () => {
     try {
       await manager.connect(servers);
       expect(manager.status().map((status) => [status.name, status.state])).toEqual([
-        ['quoting', 'failed'],
-        ['remote', 'failed'],
+        ['quoting', 'restarting'],
+        ['remote', 'restarting'],
         ['api', 'connected'],
         ['echo', 'connected'],
       ]);

@@ -1,26 +1,24 @@
 import { type Logger, silentLogger } from '../logger.js';
-import {
-  McpToolCancelledError,
-  McpToolCredentialsError,
-  McpToolError,
-  McpToolNotFoundError,
-  McpToolTimeoutError,
-} from '../mcp/errors.js';
-import type { RequestTokens } from '../mcp/header-templates.js';
-import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
-import type { LLMProvider, Message, ToolCall, ToolDefinition } from '../types.js';
+import type { LLMProvider, Message } from '../types.js';
+import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 import type { ToolHost } from './tool-host.js';
+import { TurnTools } from './turn-tools.js';
 
+export { ChatCancelledError } from './cancellation.js';
 export type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 
-/** The turn was aborted by its signal. */
-export class ChatCancelledError extends Error {
-  override name = 'ChatCancelledError';
-  readonly code = 'CANCELLED';
-  constructor() {
-    super('The answer was cancelled before it was finished.');
-  }
+/** Calls run per round by default (`MAX_TOOL_CALLS_PER_ROUND`). */
+export const defaultMaxToolCallsPerRound = 16;
+
+/** The system-prompt note for servers whose tools cannot run now. */
+function unavailableNote(servers: Array<{ server: string; restarting: boolean }>): string | undefined {
+  if (servers.length === 0) return undefined;
+  const names = servers.map((entry) => `"${entry.server}"`).join(', ');
+  return (
+    `The tools of ${names} are temporarily unavailable (the server is ${servers.every((entry) => entry.restarting) ? 'restarting' : 'down'}). ` +
+    'If the question needs them, tell the user that this information cannot be retrieved right now; do not answer it from memory as if it were current.'
+  );
 }
 
 /** The default base system prompt. */
@@ -37,25 +35,6 @@ function limitMessage(limit: number): string {
   );
 }
 
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new ChatCancelledError());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ChatCancelledError());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(signal.aborted ? new ChatCancelledError() : error);
-      },
-    );
-  });
-}
-
 /**
  * One user message in, one text answer out: the tool-calling loop with its safety valves
  * (bounded rounds, per-call timeouts, every failure turned into a result the model can read).
@@ -66,6 +45,7 @@ export class ChatService {
   private readonly systemPrompt: string;
   private readonly maxIterations: number;
   private readonly toolTimeoutMs: number | undefined;
+  private readonly maxToolCallsPerRound: number;
   private readonly logger: Logger;
 
   constructor(options: ChatServiceOptions) {
@@ -74,6 +54,7 @@ export class ChatService {
     this.systemPrompt = options.systemPrompt ?? defaultSystemPrompt;
     this.maxIterations = Math.max(1, options.maxIterations ?? 10);
     this.toolTimeoutMs = options.toolTimeoutMs;
+    this.maxToolCallsPerRound = Math.max(1, options.maxToolCallsPerRound ?? defaultMaxToolCallsPerRound);
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -121,18 +102,29 @@ export class ChatService {
     }
 
     const host = this.tools;
+    const turn = new TurnTools({
+      host,
+      tools,
+      emit,
+      logger: this.logger,
+      signal,
+      tokens: input.tokens,
+      toolTimeoutMs: this.toolTimeoutMs,
+      maxCallsPerRound: this.maxToolCallsPerRound,
+    });
+    const note = unavailableNote(host.unavailableServers());
     const system = [
       this.systemPrompt,
       ...host.systemInstructions(),
-      ...(await this.autoContext(host, input, emit)),
+      ...(note ? [note] : []),
+      ...(await turn.autoContext(input.userMessage)),
     ];
     const messages: Message[] = [
       { role: 'system', content: system.join('\n\n') },
       ...input.history,
       { role: 'user', content: input.userMessage },
     ];
-    const trace: TraceEntry[] = [];
-    const instructed = new Set<string>();
+    const trace = turn.trace;
 
     for (let round = 1; round <= this.maxIterations; round++) {
       const response = await abortable(
@@ -143,25 +135,7 @@ export class ChatService {
 
       messages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
       // All calls of a round run concurrently; their results keep the order the model asked in.
-      const results = await abortable(
-        Promise.all(
-          response.toolCalls.map((call) => this.runTool(host, tools, call, signal, emit, input.tokens)),
-        ),
-        signal,
-      );
-      results.forEach((result, index) => {
-        const call = response.toolCalls[index] as ToolCall;
-        trace.push(result.trace);
-        let content = result.content;
-        // A server's response_instruction follows its first result of the turn, never again.
-        const instruction = host.responseInstructionFor(call.name);
-        const server = result.trace.server;
-        if (instruction && server && !instructed.has(server)) {
-          instructed.add(server);
-          content = `${content}\n\n[Instruction for using this result] ${instruction}`;
-        }
-        messages.push({ role: 'tool', toolCallId: call.id, content, isError: !result.trace.ok });
-      });
+      messages.push(...(await abortable(turn.round(response.toolCalls), signal)));
     }
 
     // A model that keeps calling tools forever is a bug; end with a plain answer from what we have.
@@ -174,146 +148,5 @@ export class ChatService {
       signal,
     );
     return finish(final.content, trace, this.maxIterations, true);
-  }
-
-  private async autoContext(
-    host: ToolHost,
-    input: RespondInput,
-    emit: (event: ChatEvent) => void,
-  ): Promise<string[]> {
-    const sections: string[] = [];
-    for (const [index, tool] of host.autoContextTools().entries()) {
-      const parameter = firstRequiredString(tool.inputSchema);
-      if (!parameter) {
-        this.logger.warn(
-          { server: tool.server, tool: tool.name },
-          'auto_context_tool has no string parameter; skipped',
-        );
-        continue;
-      }
-      // Shown like any other tool call, so a person sees the lookup happen.
-      const target = host.resolveTool(tool.name);
-      const event = {
-        callId: `auto-context-${index}`,
-        name: tool.name,
-        ...(target ? { server: target.server, tool: target.tool } : {}),
-      };
-      const arguments_ = host.redact({ [parameter]: input.userMessage }) as Record<string, unknown>;
-      emit({ type: 'tool_start', ...event, arguments: arguments_, autoContext: true });
-      const started = performance.now();
-      let ok = false;
-      try {
-        const outcome = await host.callTool(
-          tool.name,
-          { [parameter]: input.userMessage },
-          {
-            signal: input.signal,
-            tokens: input.tokens,
-            ...(this.toolTimeoutMs ? { timeoutMs: this.toolTimeoutMs } : {}),
-          },
-        );
-        if (outcome.isError) throw new Error(outcome.text);
-        ok = true;
-        const instruction = host.responseInstructionFor(tool.name);
-        sections.push(
-          `Context from ${tool.server} (looked up for this message):\n${outcome.text}${instruction ? `\n\n${instruction}` : ''}`,
-        );
-      } catch (error) {
-        if (input.signal?.aborted) throw new ChatCancelledError();
-        this.logger.warn(
-          { server: tool.server, tool: tool.name, error: String(error) },
-          'auto-context tool failed; skipped',
-        );
-      } finally {
-        emit({ type: 'tool_end', ...event, ok, durationMs: performance.now() - started });
-      }
-    }
-    return sections;
-  }
-
-  private async runTool(
-    host: ToolHost,
-    tools: ToolDefinition[],
-    call: ToolCall,
-    signal: AbortSignal | undefined,
-    emit: (event: ChatEvent) => void,
-    tokens: RequestTokens | undefined,
-  ): Promise<{ content: string; trace: TraceEntry }> {
-    const target = host.resolveTool(call.name);
-    const where = target ? { server: target.server, tool: target.tool } : {};
-    const started = performance.now();
-    // What is shown and logged passes the redactor; the tool itself gets the real arguments.
-    const shownArguments = host.redact(call.arguments);
-    emit({
-      type: 'tool_start',
-      callId: call.id,
-      name: call.name,
-      ...where,
-      ...(target?.statusMessage ? { statusMessage: target.statusMessage } : {}),
-      arguments: shownArguments,
-    });
-    let content: string;
-    let ok = false;
-    try {
-      const definition = tools.find((tool) => tool.name === call.name);
-      const problem =
-        call.argumentsError ??
-        (definition ? checkArguments(call.arguments, definition.inputSchema) : undefined);
-      if (!definition) {
-        throw new McpToolNotFoundError(call.name);
-      } else if (problem) {
-        content = `Error: invalid arguments for ${call.name}: ${problem}. Call the tool again with corrected arguments.`;
-      } else {
-        const outcome = await host.callTool(call.name, call.arguments, {
-          signal,
-          tokens,
-          ...(this.toolTimeoutMs ? { timeoutMs: this.toolTimeoutMs } : {}),
-        });
-        content = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
-        ok = !outcome.isError;
-      }
-    } catch (error) {
-      if (error instanceof McpToolCancelledError || signal?.aborted) {
-        emit({
-          type: 'tool_end',
-          callId: call.id,
-          name: call.name,
-          ...where,
-          ok: false,
-          durationMs: performance.now() - started,
-        });
-        throw new ChatCancelledError();
-      }
-      content = this.describeFailure(call.name, tools, error);
-    }
-    const durationMs = performance.now() - started;
-    emit({ type: 'tool_end', callId: call.id, name: call.name, ...where, ok, durationMs });
-    return {
-      content,
-      trace: {
-        name: call.name,
-        ...where,
-        arguments: shownArguments,
-        durationMs,
-        ok,
-        ...(ok ? {} : { error: content }),
-      },
-    };
-  }
-
-  private describeFailure(name: string, tools: ToolDefinition[], error: unknown): string {
-    if (error instanceof McpToolNotFoundError) {
-      const available = tools.map((tool) => tool.name).join(', ');
-      return `Error: there is no tool named "${name}". Available tools: ${available}.`;
-    }
-    if (error instanceof McpToolCredentialsError) {
-      return `Error: ${name} needs credentials that were not supplied (${error.placeholders.join(', ')}). Tell the user this tool needs their credentials to be set up.`;
-    }
-    if (error instanceof McpToolTimeoutError) {
-      return `Error: ${name} timed out after ${error.timeoutMs} ms (its data source did not answer). Tell the user it could not be looked up right now.`;
-    }
-    this.logger.warn({ tool: name, error: String(error) }, 'tool call failed');
-    const detail = error instanceof McpToolError ? error.message : 'the tool failed unexpectedly';
-    return `Error: ${detail}. Tell the user this information could not be retrieved.`;
   }
 }

@@ -76,5 +76,7 @@ export interface ChatServiceOptions {
   maxIterations?: number;
   /** Overrides every server's per-call timeout (`TOOL_CALL_TIMEOUT_MS`). */
   toolTimeoutMs?: number;
+  /** Calls run in one round; the rest get an error result (default 16, `MAX_TOOL_CALLS_PER_ROUND`). */
+  maxToolCallsPerRound?: number;
   logger?: Logger;
 }

@@ -23,6 +23,8 @@ export interface ToolHost {
   responseInstructionFor(toolName: string): string | undefined;
   /** Tools to call with the person's message before the model is asked. */
   autoContextTools(): AutoContextTool[];
+  /** Servers whose tools are listed but cannot run now (restarting, or down). */
+  unavailableServers(): Array<{ server: string; restarting: boolean }>;
   /** A copy of a value (text, arguments, a log record) with every known secret replaced. */
   redact<T>(value: T): T;
 }

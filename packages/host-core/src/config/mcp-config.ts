@@ -153,6 +153,7 @@ export function parseMcpConfig(
       autoContextTool: entry.auto_context_tool,
       ...(entry.max_response_bytes ? { maxResponseBytes: entry.max_response_bytes } : {}),
       ...(entry.status_message ? { statusMessage: entry.status_message } : {}),
+      ...(entry.restart ? { restart: entry.restart } : {}),
       disabled,
     };
     if (kind === 'stdio') {

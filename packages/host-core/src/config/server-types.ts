@@ -16,6 +16,11 @@ export interface CommonServerConfig {
   maxResponseBytes?: number;
   /** Shown to people while one of this server's tools runs (e.g. "🌤️ 天気を調べています…"). */
   statusMessage?: string;
+  /**
+   * What happens when the server fails (at start-up or later): `on-failure` (the default when absent)
+   * reconnects with exponential backoff; `never` leaves it down until the next start.
+   */
+  restart?: 'on-failure' | 'never';
   disabled: boolean;
 }
 

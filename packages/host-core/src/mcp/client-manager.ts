@@ -7,6 +7,7 @@ import {
   type Connection,
   type ConnectionContext,
   type LocalConnection,
+  type McpConnection,
   newConnection,
   openConnection,
   shutDown,
@@ -32,7 +33,9 @@ import type {
 } from './manager-types.js';
 import { type RequestWork, runRequest } from './request-path.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
-import { autoContextTools, ToolIndex, visibleTools } from './tool-index.js';
+import { Slots } from './slots.js';
+import { defaultRestartPolicy, Supervisor } from './supervisor.js';
+import { autoContextTools, listedStates, ToolIndex, visibleTools } from './tool-index.js';
 
 export * from './manager-types.js';
 
@@ -56,6 +59,8 @@ export class McpClientManager {
   /** The host's own resource tools, an ordinary local server named `host`. */
   private readonly host: LocalConnection;
   private readonly index = new ToolIndex();
+  private readonly supervisor: Supervisor;
+  private readonly slots: Slots;
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientManagerOptions = {}) {
@@ -71,7 +76,13 @@ export class McpClientManager {
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       now: options.now ?? (() => new Date()),
       onToolsChanged: () => this.rebuildIndex(),
+      onFailed: (connection) => this.supervisor.failed(connection),
     };
+    this.supervisor = new Supervisor((connection) => this.reopen(connection), this.logger, {
+      ...defaultRestartPolicy,
+      ...options.restartPolicy,
+    });
+    this.slots = new Slots(Math.max(1, options.maxConcurrentPerServer ?? 4));
     this.host = hostConnection(this);
   }
 
@@ -115,8 +126,16 @@ export class McpClientManager {
       state: connection.state,
       // A reason may quote a server's stderr or an HTTP error body: it leaves only redacted.
       ...(connection.reason ? { reason: this.redactor.redact(connection.reason) } : {}),
-      toolCount: connection.state === 'connected' ? visibleTools(connection).length : 0,
+      toolCount: listedStates.has(connection.state) ? visibleTools(connection).length : 0,
     }));
+  }
+
+  /** Servers whose tools are listed but cannot run now: restarting, or down for good. */
+  unavailableServers(): Array<{ server: string; restarting: boolean }> {
+    return [...this.connections.values()]
+      .filter((connection) => connection.state !== 'connected' && listedStates.has(connection.state))
+      .filter((connection) => visibleTools(connection).length > 0)
+      .map((connection) => ({ server: connection.config.name, restarting: connection.state !== 'failed' }));
   }
 
   /** Every tool of every connected server, named for the model and filtered by `allowed_tools`. */
@@ -212,7 +231,8 @@ export class McpClientManager {
 
   /** The configured `system_instruction` of every connected server. */
   systemInstructions(): string[] {
-    return this.connected()
+    return [...this.connections.values()]
+      .filter((connection) => listedStates.has(connection.state))
       .map((connection) => connection.config.systemInstruction)
       .filter((text): text is string => Boolean(text));
   }
@@ -232,12 +252,41 @@ export class McpClientManager {
   /** Ends every connection and child process (with descendants) within about 5 s. Safe to call twice. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      const retries = this.supervisor.close();
       await Promise.all(
         [...this.connections.values()].map((connection) => shutDown(connection, 'closed by the host')),
       );
+      // A reconnection under way when the close began ends here too.
+      await retries;
       this.index.clear();
     })();
     return this.closing;
+  }
+
+  /** Reconnects a failed MCP server (the supervisor's retry); its tools are listed afresh. */
+  private async reopen(connection: McpConnection): Promise<void> {
+    if (this.closing) return;
+    const reason = connection.reason;
+    await shutDown(connection, reason ?? 'restarting');
+    Object.assign(connection, {
+      state: 'connecting',
+      pid: undefined,
+      descendants: new Set(),
+      stderrTail: [],
+    });
+    await openConnection(connection, this.context);
+    if (this.closing) {
+      await shutDown(connection, 'closed by the host');
+      return;
+    }
+    if (connection.state === 'connected') {
+      connection.reason = undefined;
+      this.logger.info(
+        { server: connection.config.name, tools: visibleTools(connection).length, after: reason },
+        'MCP server reconnected',
+      );
+    }
+    this.rebuildIndex();
   }
 
   private connected(): Connection[] {
@@ -264,6 +313,8 @@ export class McpClientManager {
     options: CallToolOptions,
     work: RequestWork<T>,
   ): Promise<T> {
-    return runRequest(connection, what, options, work, { redactor: this.redactor, env: this.env });
+    return this.slots.run(connection.config.name, () =>
+      runRequest(connection, what, options, work, { redactor: this.redactor, env: this.env }),
+    );
   }
 }

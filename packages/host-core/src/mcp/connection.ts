@@ -34,6 +34,8 @@ export interface McpConnection extends BaseConnection {
   /** Descendants of a stdio server seen so far, so a wrapper's grandchildren are stopped too. */
   descendants: Set<number>;
   stderrTail: string[];
+  /** When the transport refused a message over its read limit (the SDK then closes the connection). */
+  overflowAt?: number;
 }
 
 /** A server that lives inside the host: builtin tools, an OpenAPI document, the host's resource tools. */
@@ -52,6 +54,8 @@ export interface ConnectionContext extends TransportContext {
   now: () => Date;
   /** A server's tools (or its state) changed: the tool index must be rebuilt. */
   onToolsChanged: () => void;
+  /** An MCP server failed to start or went away: the supervisor decides what happens next. */
+  onFailed: (connection: McpConnection) => void;
 }
 
 const closeBudgetMs = 5000;
@@ -163,6 +167,8 @@ async function openMcp(connection: McpConnection, context: ConnectionContext): P
     connection.client = client;
     connection.transport = transport;
     transport.onerror = (error) => {
+      // The stdio transport refuses a message over its read buffer and then closes the connection.
+      if (/exceeded maximum size/.test(error.message)) connection.overflowAt = Date.now();
       // Closing aborts the transport's streams; what it reports then is expected, not a warning.
       const level = connection.state === 'closed' ? 'debug' : 'warn';
       context.logger[level]({ server: name, error: describeError(error) }, 'MCP transport error');
@@ -185,15 +191,18 @@ async function openMcp(connection: McpConnection, context: ConnectionContext): P
     client.onclose = () => {
       if (connection.state !== 'connected') return;
       connection.state = 'failed';
-      const cause = stderrCause(connection.stderrTail);
+      const cause = connection.overflowAt
+        ? 'it sent a message larger than the 10 MB read limit'
+        : stderrCause(connection.stderrTail);
       connection.reason = `connection closed${cause ? `: ${cause}` : ''}`;
-      context.logger.warn(
-        { server: name, reason: connection.reason },
-        'MCP server disconnected; its tools now fail',
-      );
-      context.onToolsChanged();
+      context.logger.warn({ server: name, reason: connection.reason }, 'MCP server disconnected');
       void terminate([...connection.descendants]);
+      context.onFailed(connection);
+      context.onToolsChanged();
     };
+    // Start-up chatter ("serving on stdio") explains nothing later: a later failure reads fresh lines.
+    connection.stderrTail = [];
+    connection.overflowAt = undefined;
     connection.state = 'connected';
     context.logger.info(
       {
@@ -208,12 +217,10 @@ async function openMcp(connection: McpConnection, context: ConnectionContext): P
     const detail = describeError(error);
     const stderr = stderrCause(connection.stderrTail);
     connection.reason = stderr && !detail.includes(stderr) ? `${detail} (stderr: ${stderr})` : detail;
-    context.logger.error(
-      { server: name, reason: connection.reason },
-      'MCP server failed to start; skipping it',
-    );
+    context.logger.error({ server: name, reason: connection.reason }, 'MCP server failed to start');
     await shutDown(connection, connection.reason);
     connection.state = 'failed';
+    context.onFailed(connection);
   }
 }
 

@@ -2,6 +2,7 @@ import type { ServerConfig } from '../config/mcp-config.js';
 import type { Logger } from '../logger.js';
 import type { JsonSchema } from '../types.js';
 import type { RequestTokens } from './header-templates.js';
+import type { RestartPolicy } from './supervisor.js';
 
 /** Options of `McpClientManager`. */
 export interface McpClientManagerOptions {
@@ -16,10 +17,14 @@ export interface McpClientManagerOptions {
   env?: NodeJS.ProcessEnv;
   /** Clock of the builtin tools (default: the real clock). */
   now?: () => Date;
+  /** How failed servers are reconnected (see `RestartPolicy`; tests shorten the waits). */
+  restartPolicy?: Partial<RestartPolicy>;
+  /** Calls one server runs at once; more wait their turn (default 4). */
+  maxConcurrentPerServer?: number;
 }
 
 /** Where a server stands. */
-export type ServerState = 'connecting' | 'connected' | 'failed' | 'disabled' | 'closed';
+export type ServerState = 'connecting' | 'connected' | 'restarting' | 'failed' | 'disabled' | 'closed';
 
 /** One server's status, for logs, /healthz and `/servers`. */
 export interface ServerStatus {

@@ -32,12 +32,7 @@ export async function runRequest<T>(
 ): Promise<T> {
   const config = connection.config;
   const server = config.name;
-  if (connection.state !== 'connected')
-    throw new McpToolExecutionError(
-      what,
-      server,
-      `the server is not connected (${connection.reason ?? connection.state})`,
-    );
+  if (connection.state !== 'connected') throw notConnected(connection, what, host.redactor);
   if (options.signal?.aborted) throw new McpToolCancelledError(what);
   const tokens = options.tokens ?? {};
   host.redactor.add(Object.values(tokens));
@@ -71,8 +66,29 @@ export async function runRequest<T>(
       secrets: (values) => host.redactor.add(values),
     });
   } catch (error) {
+    // The SDK's stdio transport drops the connection on a message over its read limit: the call that
+    // asked for it fails as too large, and the supervisor restarts the server.
+    if (connection.kind === 'mcp' && connection.overflowAt !== undefined && !options.signal?.aborted)
+      throw new McpToolExecutionError(
+        what,
+        server,
+        'result too large: the server sent a message over the 10 MB read limit; the server is restarting',
+        { cause: error },
+      );
     if (timeout.aborted && connection.kind === 'local' && !options.signal?.aborted)
       throw new McpToolTimeoutError(what, server, timeoutMs, { cause: error });
     throw toRequestError(error, failed);
   }
+}
+
+/** Why a request cannot reach a server that is not connected: restarting, or down, with the cause. */
+function notConnected(connection: Connection, what: string, redactor: Redactor): McpToolExecutionError {
+  const cause = connection.reason ? redactor.redact(connection.reason) : undefined;
+  const restarting = connection.state === 'restarting' || connection.state === 'connecting';
+  const state = restarting
+    ? 'the server is restarting; try again in a moment'
+    : connection.state === 'failed'
+      ? 'the server is down'
+      : `the server is ${connection.state}`;
+  return new McpToolExecutionError(what, connection.config.name, cause ? `${state} (${cause})` : state);
 }

@@ -29,7 +29,12 @@ export async function startMcpFromEnvironment(
     logger.info({ path }, 'MCP is off: no server config file at this path (set MCP_SERVERS_CONFIG)');
     return undefined;
   }
-  const manager = new McpClientManager({ ...options, logger });
+  const perServer = env.MCP_MAX_CONCURRENT_PER_SERVER?.trim();
+  const manager = new McpClientManager({
+    ...(perServer && /^\d+$/.test(perServer) ? { maxConcurrentPerServer: Number(perServer) } : {}),
+    ...options,
+    logger,
+  });
   await manager.connect(servers);
   for (const server of manager.status()) {
     logger.info({ ...server }, `MCP server ${server.name}: ${server.state}, ${server.toolCount} tools`);

@@ -15,15 +15,26 @@ export function modelName(connection: Connection, tool: string): string {
   return connection.toolName ? connection.toolName(tool) : encodeToolName(connection.config.name, tool);
 }
 
+/**
+ * States whose tools are listed: a server that is restarting or down keeps its tools, so a call gets
+ * "the server is restarting" rather than "no such tool".
+ */
+export const listedStates: ReadonlySet<Connection['state']> = new Set([
+  'connected',
+  'connecting',
+  'restarting',
+  'failed',
+]);
+
 /** Which connection and tool each model-facing name stands for; rebuilt when tools or states change. */
 export class ToolIndex {
   private entries = new Map<string, { connection: Connection; tool: Tool }>();
 
-  /** Indexes the visible tools of every connected connection, in the servers' order. */
+  /** Indexes the visible tools of every listed connection, in the servers' order. */
   rebuild(connections: Connection[]): void {
     const entries = new Map<string, { connection: Connection; tool: Tool }>();
     for (const connection of connections) {
-      if (connection.state !== 'connected') continue;
+      if (!listedStates.has(connection.state)) continue;
       for (const tool of visibleTools(connection))
         entries.set(modelName(connection, tool.name), { connection, tool });
     }

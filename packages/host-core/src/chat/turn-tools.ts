@@ -1,0 +1,223 @@
+import type { Logger } from '../logger.js';
+import type { CallToolOptions } from '../mcp/client-manager.js';
+import {
+  McpToolCancelledError,
+  McpToolCredentialsError,
+  McpToolError,
+  McpToolNotFoundError,
+  McpToolTimeoutError,
+} from '../mcp/errors.js';
+import type { RequestTokens } from '../mcp/header-templates.js';
+import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
+import type { Message, ToolCall, ToolDefinition } from '../types.js';
+import { ChatCancelledError } from './cancellation.js';
+import type { ChatEvent, TraceEntry } from './chat-types.js';
+import type { ToolHost } from './tool-host.js';
+
+/** What one turn's tool calls share. */
+export interface TurnToolsOptions {
+  host: ToolHost;
+  /** The tools offered this turn. */
+  tools: ToolDefinition[];
+  emit: (event: ChatEvent) => void;
+  logger: Logger;
+  signal?: AbortSignal;
+  tokens?: RequestTokens;
+  toolTimeoutMs?: number;
+  /** Calls run per round; the rest are answered with an error (default 16). */
+  maxCallsPerRound: number;
+}
+
+/**
+ * The tool side of one turn: auto-context lookups, then each round's calls (run concurrently, capped,
+ * every failure turned into text the model can read), with each server's `response_instruction` given
+ * once per turn across both paths.
+ */
+export class TurnTools {
+  readonly trace: TraceEntry[] = [];
+  private readonly host: ToolHost;
+  private readonly tools: ToolDefinition[];
+  private readonly emit: (event: ChatEvent) => void;
+  private readonly logger: Logger;
+  private readonly signal: AbortSignal | undefined;
+  /** Servers whose response_instruction the model has already read this turn. */
+  private readonly instructed = new Set<string>();
+
+  constructor(private readonly options: TurnToolsOptions) {
+    this.host = options.host;
+    this.tools = options.tools;
+    this.emit = options.emit;
+    this.logger = options.logger;
+    this.signal = options.signal;
+  }
+
+  /** Runs one round's calls and returns the tool messages, in the order the model asked. */
+  async round(calls: ToolCall[]): Promise<Message[]> {
+    const limit = this.options.maxCallsPerRound;
+    if (calls.length > limit)
+      this.logger.warn({ asked: calls.length, limit }, 'too many tool calls in one round; the rest refused');
+    const results = await Promise.all(
+      calls.map((call, index) =>
+        index < limit ? this.runTool(call) : Promise.resolve(this.refused(call, limit)),
+      ),
+    );
+    return results.map((result, index) => {
+      const call = calls[index] as ToolCall;
+      this.trace.push(result.trace);
+      let content = result.content;
+      // A server's response_instruction follows its first result of the turn, never again.
+      const instruction = this.host.responseInstructionFor(call.name);
+      const server = result.trace.server;
+      if (instruction && server && !this.instructed.has(server)) {
+        this.instructed.add(server);
+        content = `${content}\n\n[Instruction for using this result] ${instruction}`;
+      }
+      return { role: 'tool', toolCallId: call.id, content, isError: !result.trace.ok };
+    });
+  }
+
+  private refused(call: ToolCall, limit: number): { content: string; trace: TraceEntry } {
+    const content = `Error: not run: at most ${limit} tool calls run in one round. Ask again for what is still needed, fewer at a time.`;
+    return {
+      content,
+      trace: {
+        name: call.name,
+        arguments: this.host.redact(call.arguments),
+        durationMs: 0,
+        ok: false,
+        error: content,
+      },
+    };
+  }
+
+  private callOptions(): CallToolOptions {
+    return {
+      signal: this.signal,
+      tokens: this.options.tokens,
+      ...(this.options.toolTimeoutMs ? { timeoutMs: this.options.toolTimeoutMs } : {}),
+    };
+  }
+
+  /** Runs every server's `auto_context_tool` with the person's message; returns system-prompt sections. */
+  async autoContext(userMessage: string): Promise<string[]> {
+    const { host, emit } = this;
+    const sections: string[] = [];
+    for (const [index, tool] of host.autoContextTools().entries()) {
+      const parameter = firstRequiredString(tool.inputSchema);
+      if (!parameter) {
+        this.logger.warn(
+          { server: tool.server, tool: tool.name },
+          'auto_context_tool has no string parameter; skipped',
+        );
+        continue;
+      }
+      // Shown like any other tool call, so a person sees the lookup happen.
+      const target = host.resolveTool(tool.name);
+      const event = {
+        callId: `auto-context-${index}`,
+        name: tool.name,
+        ...(target ? { server: target.server, tool: target.tool } : {}),
+      };
+      const arguments_ = host.redact({ [parameter]: userMessage }) as Record<string, unknown>;
+      emit({ type: 'tool_start', ...event, arguments: arguments_, autoContext: true });
+      const started = performance.now();
+      let ok = false;
+      try {
+        const outcome = await host.callTool(tool.name, { [parameter]: userMessage }, this.callOptions());
+        if (outcome.isError) throw new Error(outcome.text);
+        ok = true;
+        const instruction = host.responseInstructionFor(tool.name);
+        // The server's response_instruction is now in the prompt: its tool results won't repeat it.
+        if (instruction) this.instructed.add(tool.server);
+        sections.push(
+          `Context from ${tool.server} (looked up for this message):\n${outcome.text}${instruction ? `\n\n${instruction}` : ''}`,
+        );
+      } catch (error) {
+        if (this.signal?.aborted) throw new ChatCancelledError();
+        this.logger.warn(
+          { server: tool.server, tool: tool.name, error: String(error) },
+          'auto-context tool failed; skipped',
+        );
+      } finally {
+        emit({ type: 'tool_end', ...event, ok, durationMs: performance.now() - started });
+      }
+    }
+    return sections;
+  }
+
+  private async runTool(call: ToolCall): Promise<{ content: string; trace: TraceEntry }> {
+    const { host, tools, emit, signal } = this;
+    const target = host.resolveTool(call.name);
+    const where = target ? { server: target.server, tool: target.tool } : {};
+    const started = performance.now();
+    // What is shown and logged passes the redactor; the tool itself gets the real arguments.
+    const shownArguments = host.redact(call.arguments);
+    emit({
+      type: 'tool_start',
+      callId: call.id,
+      name: call.name,
+      ...where,
+      ...(target?.statusMessage ? { statusMessage: target.statusMessage } : {}),
+      arguments: shownArguments,
+    });
+    let content: string;
+    let ok = false;
+    try {
+      const definition = tools.find((tool) => tool.name === call.name);
+      const problem =
+        call.argumentsError ??
+        (definition ? checkArguments(call.arguments, definition.inputSchema) : undefined);
+      if (!definition) {
+        throw new McpToolNotFoundError(call.name);
+      } else if (problem) {
+        content = `Error: invalid arguments for ${call.name}: ${problem}. Call the tool again with corrected arguments.`;
+      } else {
+        const outcome = await host.callTool(call.name, call.arguments, this.callOptions());
+        content = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
+        ok = !outcome.isError;
+      }
+    } catch (error) {
+      if (error instanceof McpToolCancelledError || signal?.aborted) {
+        emit({
+          type: 'tool_end',
+          callId: call.id,
+          name: call.name,
+          ...where,
+          ok: false,
+          durationMs: performance.now() - started,
+        });
+        throw new ChatCancelledError();
+      }
+      content = this.describeFailure(call.name, error);
+    }
+    const durationMs = performance.now() - started;
+    emit({ type: 'tool_end', callId: call.id, name: call.name, ...where, ok, durationMs });
+    return {
+      content,
+      trace: {
+        name: call.name,
+        ...where,
+        arguments: shownArguments,
+        durationMs,
+        ok,
+        ...(ok ? {} : { error: content }),
+      },
+    };
+  }
+
+  private describeFailure(name: string, error: unknown): string {
+    if (error instanceof McpToolNotFoundError) {
+      const available = this.tools.map((tool) => tool.name).join(', ');
+      return `Error: there is no tool named "${name}". Available tools: ${available}.`;
+    }
+    if (error instanceof McpToolCredentialsError) {
+      return `Error: ${name} needs credentials that were not supplied (${error.placeholders.join(', ')}). Tell the user this tool needs their credentials to be set up.`;
+    }
+    if (error instanceof McpToolTimeoutError) {
+      return `Error: ${name} timed out after ${error.timeoutMs} ms (its data source did not answer). Tell the user it could not be looked up right now.`;
+    }
+    this.logger.warn({ tool: name, error: String(error) }, 'tool call failed');
+    const detail = error instanceof McpToolError ? error.message : 'the tool failed unexpectedly';
+    return `Error: ${detail}. Tell the user this information could not be retrieved.`;
+  }
+}
