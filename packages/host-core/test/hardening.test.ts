@@ -348,3 +348,32 @@ describe('a server that cannot start says why', () => {
     }
   });
 });
+
+describe('calculate cannot be made to overflow the stack', () => {
+  const hostile: Array<[string, string]> = [
+    ['2 000 nested parentheses', `${'('.repeat(2000)}1${')'.repeat(2000)}`],
+    ['100 000 unary minuses', `${'-'.repeat(100_000)}1`],
+    ['a long ^ chain', Array(1000).fill('1').join('^')],
+  ];
+  it.each(hostile)(
+    '%s: a clear CalculationError the model can read, and the tool keeps working',
+    async (_name, expression) => {
+      const manager = new McpClientManager({ env: {} });
+      try {
+        await manager.connect(
+          parseMcpConfig(JSON.stringify({ mcpServers: { calc: { type: 'builtin' } } }), 'test.json', {}),
+        );
+        const outcome = await manager.callTool('mcp__calc__calculate', { expression });
+        expect(outcome.isError).toBe(true);
+        expect(outcome.text).toMatch(/too deeply nested|too long/);
+        expect(outcome.text).not.toMatch(/call stack/i);
+        const fine = await manager.callTool('mcp__calc__calculate', {
+          expression: `${'('.repeat(50)}2*3${')'.repeat(50)}`,
+        });
+        expect(fine).toMatchObject({ isError: false, text: expect.stringContaining('6') });
+      } finally {
+        await manager.close();
+      }
+    },
+  );
+});

@@ -1,3 +1,8 @@
+/** Longest expression accepted, in characters. */
+export const maxExpressionLength = 2000;
+/** Deepest nesting of parentheses, signs and powers accepted. */
+export const maxDepth = 100;
+
 /** An expression `calculate` cannot evaluate; the message says where and why. */
 export class CalculationError extends Error {
   override name = 'CalculationError';
@@ -81,9 +86,24 @@ function tokenize(expression: string): Token[] {
  * recursive-descent parser — never `eval`.
  */
 export function calculate(expression: string): number {
+  if (expression.length > maxExpressionLength)
+    throw new CalculationError(`the expression is too long (more than ${maxExpressionLength} characters)`);
   const tokens = tokenize(expression);
   if (tokens.length === 0) throw new CalculationError('the expression is empty');
   let position = 0;
+  let depth = 0;
+  // Parentheses, signs and powers recurse: bound them, so a hostile expression gets an answer, not a stack overflow.
+  const deeper = <T>(parse: () => T): T => {
+    if (++depth > maxDepth)
+      throw new CalculationError(
+        `the expression is too deeply nested (more than ${maxDepth} levels of parentheses, signs or powers)`,
+      );
+    try {
+      return parse();
+    } finally {
+      depth--;
+    }
+  };
   const peek = () => tokens[position];
   const take = (symbol: string) => {
     const token = peek();
@@ -119,11 +139,11 @@ export function calculate(expression: string): number {
   };
   const power = (): number => {
     const base = unary();
-    return take('^') ? base ** power() : base;
+    return take('^') ? base ** deeper(power) : base;
   };
   const unary = (): number => {
-    if (take('-')) return -unary();
-    if (take('+')) return unary();
+    if (take('-')) return -deeper(unary);
+    if (take('+')) return deeper(unary);
     return primary();
   };
   const primary = (): number => {
@@ -132,7 +152,7 @@ export function calculate(expression: string): number {
     position++;
     if (token.kind === 'number') return token.value;
     if (token.kind === 'symbol' && token.value === '(') {
-      const value = sum();
+      const value = deeper(sum);
       if (!take(')')) throw new CalculationError('a closing parenthesis is missing');
       return value;
     }
@@ -142,8 +162,8 @@ export function calculate(expression: string): number {
       if (fn) {
         if (!take('('))
           throw new CalculationError(`${token.value} needs parentheses, e.g. ${token.value}(2)`);
-        const args = [sum()];
-        while (take(',')) args.push(sum());
+        const args = [deeper(sum)];
+        while (take(',')) args.push(deeper(sum));
         if (!take(')')) throw new CalculationError(`a closing parenthesis is missing after ${token.value}(…`);
         return fn(...args);
       }
