@@ -7,7 +7,10 @@ export const maxRequestBodyBytes = 1024 * 1024;
 /** What `/healthz` says. Without `details` it carries states and counts only, no free text. */
 export function healthReport(servers: ServerStatus[] | undefined, details: boolean) {
   const list = servers ?? [];
-  const down = list.filter((server) => server.state === 'failed').map((server) => server.name);
+  // A server being restarted is down until it is back.
+  const down = list
+    .filter((server) => server.state === 'failed' || server.state === 'restarting')
+    .map((server) => server.name);
   return {
     status: down.length > 0 ? 'degraded' : 'ok',
     mcp: {

@@ -11,14 +11,21 @@ export class ProviderConfigError extends Error {
 
 /** Default model per provider, used when `LLM_MODEL` is unset. */
 export const defaultModels = {
-  openai: 'gpt-4o-mini',
-  anthropic: 'claude-sonnet-4-5',
+  openai: 'gpt-5.5',
+  anthropic: 'claude-sonnet-5-5',
+  gemini: 'gemini-2.5-flash',
   'openai-compatible': 'local-model',
 } as const;
 
+/** Gemini's OpenAI-compatible endpoint. */
+export const geminiBaseURL = 'https://generativelanguage.googleapis.com/v1beta/openai/';
+
+/** Every LLM request's own time limit unless `LLM_TIMEOUT_MS` says otherwise (the SDKs wait 10 minutes). */
+export const defaultLlmTimeoutMs = 60_000;
+
 /** What to tell someone who has configured no model at all. */
 export const llmSetupHint =
-  'Set OPENAI_API_KEY (OpenAI), ANTHROPIC_API_KEY (Anthropic), or LLM_PROVIDER=openai-compatible with ' +
+  'Set OPENAI_API_KEY (OpenAI), ANTHROPIC_API_KEY (Anthropic), GEMINI_API_KEY (Gemini), or LLM_PROVIDER=openai-compatible with ' +
   'LLM_BASE_URL (LM Studio http://localhost:1234/v1, Ollama http://localhost:11434/v1, vLLM, llama.cpp).';
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -31,8 +38,9 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefine
 }
 
 /**
- * Builds the provider the environment asks for: `LLM_PROVIDER` (`openai` | `anthropic` |
+ * Builds the provider the environment asks for: `LLM_PROVIDER` (`openai` | `anthropic` | `gemini` |
  * `openai-compatible`; when unset, the one whose key is present), `LLM_MODEL`, `OPENAI_API_KEY`,
+ * `GEMINI_API_KEY` (or `GOOGLE_API_KEY`), `GEMINI_BASE_URL`,
  * `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `LLM_BASE_URL`, `LLM_API_KEY`,
  * `LLM_TIMEOUT_MS`, `LLM_MAX_RETRIES`, `LLM_MAX_TOKENS`.
  */
@@ -47,12 +55,14 @@ export function createProviderFromEnv(
       ? 'openai'
       : env.ANTHROPIC_API_KEY
         ? 'anthropic'
-        : env.LLM_BASE_URL
-          ? 'openai-compatible'
-          : undefined);
+        : env.GEMINI_API_KEY || env.GOOGLE_API_KEY
+          ? 'gemini'
+          : env.LLM_BASE_URL
+            ? 'openai-compatible'
+            : undefined);
   if (!kind) throw new ProviderConfigError(`No LLM is configured. ${llmSetupHint}`);
   const common = {
-    timeout: positiveNumber(env, 'LLM_TIMEOUT_MS'),
+    timeout: positiveNumber(env, 'LLM_TIMEOUT_MS') || defaultLlmTimeoutMs,
     maxRetries: positiveNumber(env, 'LLM_MAX_RETRIES'),
     maxTokens: positiveNumber(env, 'LLM_MAX_TOKENS'),
     logger: options.logger,
@@ -78,6 +88,22 @@ export function createProviderFromEnv(
         apiKey: env.ANTHROPIC_API_KEY,
         baseURL: env.ANTHROPIC_BASE_URL || undefined,
       });
+    case 'gemini': {
+      const apiKey = env.GEMINI_API_KEY || env.GOOGLE_API_KEY;
+      if (!apiKey)
+        throw new ProviderConfigError(
+          'LLM_PROVIDER is gemini but neither GEMINI_API_KEY nor GOOGLE_API_KEY is set',
+        );
+      // Gemini speaks the OpenAI wire format at its own endpoint, with the compatible servers' quirks
+      // (empty tool-call ids, \`max_tokens\`), so the lenient adapter serves it.
+      return new OpenAICompatibleProvider({
+        ...common,
+        name: 'gemini',
+        model: env.LLM_MODEL || defaultModels.gemini,
+        apiKey,
+        baseURL: env.GEMINI_BASE_URL || geminiBaseURL,
+      });
+    }
     case 'openai-compatible':
     case 'lmstudio':
     case 'ollama':
@@ -91,7 +117,7 @@ export function createProviderFromEnv(
       });
     default:
       throw new ProviderConfigError(
-        `LLM_PROVIDER="${requested}" is not a known provider; use openai, anthropic or openai-compatible`,
+        `LLM_PROVIDER="${requested}" is not a known provider; use openai, anthropic, gemini or openai-compatible`,
       );
   }
 }

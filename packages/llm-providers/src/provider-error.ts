@@ -1,5 +1,5 @@
 /** Which vendor adapter raised an error. */
-export type ProviderName = 'openai' | 'anthropic' | 'openai-compatible';
+export type ProviderName = 'openai' | 'anthropic' | 'gemini' | 'openai-compatible';
 
 /** What an {@link LLMProviderError} is made of. */
 export interface LLMProviderErrorOptions {

@@ -125,17 +125,21 @@ export class OpenAIProvider implements LLMProvider {
  * without tool support is detected from the server's 400 and then asked without tools.
  */
 export class OpenAICompatibleProvider extends OpenAIProvider {
-  override readonly name: ProviderName = 'openai-compatible';
+  override readonly name: ProviderName;
   protected override readonly lenient = true;
   private toolsUnsupported: boolean;
 
-  constructor(options: OpenAIProviderOptions & { supportsTools?: boolean }) {
+  /** `name` labels logs and errors (`gemini` for Gemini's OpenAI-compatible endpoint). */
+  constructor(
+    options: OpenAIProviderOptions & { supportsTools?: boolean; name?: 'gemini' | 'openai-compatible' },
+  ) {
     super({
       ...options,
       baseURL: options.baseURL ?? 'http://localhost:1234/v1',
       apiKey: options.apiKey || 'not-needed',
     });
     this.toolsUnsupported = options.supportsTools === false;
+    this.name = options.name ?? 'openai-compatible';
   }
 
   override async completeWithTools(
