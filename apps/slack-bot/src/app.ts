@@ -3,9 +3,10 @@ import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel } from '@slack/b
 import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
 import { registerListeners } from './listeners/index.js';
-import { answerInThread, type Question } from './slack/answer.js';
+import { Answering } from './slack/answering.js';
 import { EventDeduper } from './slack/event-deduper.js';
 import type { BotIdentity } from './slack/thread-history.js';
+import { ThreadMemory } from './slack/thread-memory.js';
 import { WorkQueue } from './slack/work-queue.js';
 
 /** What the Slack app is built from. */
@@ -65,25 +66,29 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
   });
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };
-  const answer = (question: Question) =>
-    answerInThread(question, {
-      client: app.client,
-      chat,
-      bot,
-      logger,
-      historyLimit: config.historyLimit,
-      streaming: config.streaming,
-    });
+  const threads = new ThreadMemory();
+  const answering = new Answering({
+    threads,
+    client: app.client,
+    chat,
+    bot: () => bot,
+    logger,
+    queue,
+    historyLimit: config.historyLimit,
+    streaming: config.streaming,
+    answerTimeoutMs: config.answerTimeoutMs,
+  });
+  const accept = (question: Parameters<Answering['accept']>[0]) => answering.accept(question);
   registerListeners(app, {
     events: {
       bot: () => bot,
       deduper: new EventDeduper(),
-      queue,
+      threads,
       followUps: config.followUps,
       logger,
-      answer,
+      accept,
     },
-    commands: { mcp, queue, answer, logger },
+    commands: { mcp, accept, logger },
   });
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');
@@ -104,13 +109,14 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
       );
     },
     async stop(graceMs = 10_000) {
-      const drained = queue.drain(graceMs);
+      // Running answers get the grace period; then what still runs is aborted with a word in its thread.
+      const drained = answering.stop(graceMs);
       if (config.appToken)
         await app.stop().catch((error: unknown) => logger.warn({ error }, 'receiver did not stop cleanly'));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       if (!(await drained))
-        logger.warn({ pending: queue.size }, 'answers still running after the grace period');
+        logger.warn({ pending: queue.size }, 'answers still running after the grace period and the abort');
     },
   };
 }

@@ -18,6 +18,8 @@ export interface BotConfig {
   followUps: boolean;
   historyLimit: number;
   maxConcurrent: number;
+  /** Longest an answer may take once started (`ANSWER_TIMEOUT_MS`, default 120 000). */
+  answerTimeoutMs: number;
   toolLoopMaxIterations?: number;
   toolCallTimeoutMs?: number;
   /** Tool calls run per round (`MAX_TOOL_CALLS_PER_ROUND`, default 16). */
@@ -69,6 +71,7 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     followUps: flag(env.SLACK_THREAD_FOLLOW_UPS, true),
     historyLimit: whole(env, 'SLACK_HISTORY_LIMIT', 20) as number,
     maxConcurrent: whole(env, 'MAX_CONCURRENT_ANSWERS', 8) as number,
+    answerTimeoutMs: whole(env, 'ANSWER_TIMEOUT_MS', 120_000, 1) as number,
     toolLoopMaxIterations: whole(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined),
     toolCallTimeoutMs: whole(env, 'TOOL_CALL_TIMEOUT_MS', undefined),
     maxToolCallsPerRound: whole(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined),

@@ -3,6 +3,7 @@ import { ChatService, type McpClientManager, startMcpFromEnvironment } from '@ai
 import { OpenAIProvider } from '@ai-assistant/llm-providers';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import {
+  botUserId,
   type FakeSlack,
   type FakeVendor,
   freePort,
@@ -51,9 +52,15 @@ export async function startHarness(
     servers?: Record<string, unknown>;
     /** Variables the MCP config may reference as ${NAME}. */
     mcpEnv?: Record<string, string>;
+    /** Options of the fake Slack (e.g. Slack's real page size for `conversations.replies`). */
+    slack?: Parameters<typeof startFakeSlack>[0];
   } = {},
 ): Promise<Harness> {
-  const [slack, llm, jma] = await Promise.all([startFakeSlack(), startFakeVendor(), startFakeJma()]);
+  const [slack, llm, jma] = await Promise.all([
+    startFakeSlack(options.slack),
+    startFakeVendor(),
+    startFakeJma(),
+  ]);
   llm.respondWith(weatherModel);
   const config = writeMcpConfig(jma.baseUrl, options.servers);
   const logger = recordingLogger();
@@ -113,4 +120,60 @@ export async function waitFor<T>(check: () => T | undefined | false, ms = 10_000
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
     await new Promise((resolvePromise) => setTimeout(resolvePromise, 20));
   }
+}
+
+export const mention = `<@${botUserId}>`;
+
+/** The bot's finished messages in a thread (placeholders still thinking or naming a tool excluded). */
+export function answers(harness: Harness, channel: string, threadTs: string) {
+  return harness.slack
+    .thread(channel, threadTs)
+    .filter((message) => message.user === botUserId && !/考えています|調べています/.test(message.text));
+}
+
+/** Waits until a thread holds `count` finished answers and returns them. */
+export function answered(harness: Harness, channel: string, threadTs: string, count = 1) {
+  return waitFor(() => {
+    const found = answers(harness, channel, threadTs);
+    return found.length >= count && found;
+  });
+}
+
+/** Posts "@bot text" (in a thread when given) and delivers its app_mention event; returns its ts. */
+export async function mentionBot(harness: Harness, channel: string, text: string, threadTs?: string) {
+  const full = `${mention} ${text}`;
+  const ts = harness.slack.say(channel, full, threadTs ? { threadTs } : {});
+  const thread = threadTs ? { thread_ts: threadTs } : {};
+  const envelope = await harness.slack.push({
+    type: 'app_mention',
+    channel,
+    user: 'UHUMAN01',
+    text: full,
+    ts,
+    event_ts: ts,
+    ...thread,
+  });
+  return { ts, envelope };
+}
+
+/** Posts a plain message (a DM, or a reply in a thread) and delivers its `message` event. */
+export async function sayInChannel(
+  harness: Harness,
+  channel: string,
+  text: string,
+  options: { threadTs?: string; channelType?: string } = {},
+) {
+  const ts = harness.slack.say(channel, text, options.threadTs ? { threadTs: options.threadTs } : {});
+  const thread = options.threadTs ? { thread_ts: options.threadTs } : {};
+  await harness.slack.push({
+    type: 'message',
+    channel,
+    channel_type: options.channelType ?? 'channel',
+    user: 'UHUMAN01',
+    text,
+    ts,
+    event_ts: ts,
+    ...thread,
+  });
+  return ts;
 }

@@ -1,62 +1,15 @@
 import { botUserId, streamedText, weatherModel } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness, waitFor } from './harness.js';
-
-const mention = `<@${botUserId}>`;
-
-/** The bot's finished messages in a thread (placeholders still thinking or naming a tool excluded). */
-function answers(harness: Harness, channel: string, threadTs: string) {
-  return harness.slack
-    .thread(channel, threadTs)
-    .filter((message) => message.user === botUserId && !/考えています|調べています/.test(message.text));
-}
-
-/** Waits until a thread holds `count` finished answers and returns them. */
-function answered(harness: Harness, channel: string, threadTs: string, count = 1) {
-  return waitFor(() => {
-    const found = answers(harness, channel, threadTs);
-    return found.length >= count && found;
-  });
-}
-
-/** Posts "@bot text" (in a thread when given) and delivers its app_mention event; returns its ts. */
-async function mentionBot(harness: Harness, channel: string, text: string, threadTs?: string) {
-  const full = `${mention} ${text}`;
-  const ts = harness.slack.say(channel, full, threadTs ? { threadTs } : {});
-  const thread = threadTs ? { thread_ts: threadTs } : {};
-  const envelope = await harness.slack.push({
-    type: 'app_mention',
-    channel,
-    user: 'UHUMAN01',
-    text: full,
-    ts,
-    event_ts: ts,
-    ...thread,
-  });
-  return { ts, envelope };
-}
-
-/** Posts a plain message (a DM, or a reply in a thread) and delivers its `message` event. */
-async function sayInChannel(
-  harness: Harness,
-  channel: string,
-  text: string,
-  options: { threadTs?: string; channelType?: string } = {},
-) {
-  const ts = harness.slack.say(channel, text, options.threadTs ? { threadTs: options.threadTs } : {});
-  const thread = options.threadTs ? { thread_ts: options.threadTs } : {};
-  await harness.slack.push({
-    type: 'message',
-    channel,
-    channel_type: options.channelType ?? 'channel',
-    user: 'UHUMAN01',
-    text,
-    ts,
-    event_ts: ts,
-    ...thread,
-  });
-  return ts;
-}
+import {
+  answered,
+  answers,
+  type Harness,
+  mention,
+  mentionBot,
+  sayInChannel,
+  startHarness,
+  waitFor,
+} from './harness.js';
 
 describe('Slack app over Socket Mode, end to end on loopback', () => {
   let harness: Harness;

@@ -8,7 +8,7 @@ export interface ApiCall {
   token: string | undefined;
 }
 
-interface StoredMessage {
+export interface StoredMessage {
   ts: string;
   user?: string;
   bot_id?: string;
@@ -27,6 +27,8 @@ export interface FakeSlack {
   acks: string[];
   /** Adds a human message (to a channel or a thread) and returns its ts. */
   say(channel: string, text: string, options?: { user?: string; threadTs?: string }): string;
+  /** Adds a thread of `replies` human messages one second apart; returns the parent's ts. */
+  seedThread(channel: string, replies: number, options?: { user?: string }): string;
   /** Pushes an event over Socket Mode; resolves once a client is connected to receive it. */
   push(
     event: Record<string, unknown>,
@@ -77,7 +79,15 @@ async function readBody(request: IncomingMessage): Promise<Record<string, unknow
   );
 }
 
-export async function startFakeSlack(): Promise<FakeSlack> {
+/**
+ * Starts the fake Slack. `repliesPageCap` caps `conversations.replies` pages below what `limit` asks
+ * (default 2, so pagination is always exercised; Slack's own cap is 1 000).
+ */
+export async function startFakeSlack({
+  repliesPageCap = 2,
+}: {
+  repliesPageCap?: number;
+} = {}): Promise<FakeSlack> {
   const calls: ApiCall[] = [];
   const responses: Array<Record<string, unknown>> = [];
   const acks: string[] = [];
@@ -148,11 +158,33 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
       case 'conversations.replies': {
         const root = String(args.ts);
-        const all = messages(channel).filter((message) => message.ts === root || message.thread_ts === root);
-        // Two per page, so pagination is always exercised.
+        // As Slack: oldest/latest bound the replies (exclusive unless `inclusive`), `limit` caps a page
+        // (at most 1 000), oldest first; the parent carries `reply_users`.
+        const inclusive = args.inclusive === true || args.inclusive === 'true' || args.inclusive === '1';
+        const after = (ts: string, bound: unknown) =>
+          bound === undefined || (inclusive ? Number(ts) >= Number(bound) : Number(ts) > Number(bound));
+        const before = (ts: string, bound: unknown) =>
+          bound === undefined || (inclusive ? Number(ts) <= Number(bound) : Number(ts) < Number(bound));
+        const thread = messages(channel).filter(
+          (message) => message.ts === root || message.thread_ts === root,
+        );
+        const all = thread
+          .filter((message) => after(message.ts, args.oldest) && before(message.ts, args.latest))
+          .map((message) =>
+            message.ts === root
+              ? {
+                  ...message,
+                  reply_count: thread.length - 1,
+                  reply_users: [
+                    ...new Set(thread.filter((reply) => reply.ts !== root).map((reply) => reply.user)),
+                  ].filter(Boolean),
+                }
+              : message,
+          );
+        const size = Math.min(Math.max(1, Number(args.limit ?? 1000)), 1000, repliesPageCap);
         const start = Number(args.cursor ?? 0);
-        const page = all.slice(start, start + 2);
-        const next = start + 2 < all.length ? String(start + 2) : '';
+        const page = all.slice(start, start + size);
+        const next = start + size < all.length ? String(start + size) : '';
         return { ok: true, messages: page, has_more: next !== '', response_metadata: { next_cursor: next } };
       }
       default:
@@ -221,19 +253,27 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const connected = () =>
     sockets.size > 0 ? Promise.resolve() : new Promise<void>((resolve) => onConnected.push(resolve));
 
+  const say: FakeSlack['say'] = (channel, text, options = {}) => {
+    const ts = nextTs();
+    messages(channel).push({
+      ts,
+      user: options.user ?? 'UHUMAN01',
+      text,
+      ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+    });
+    return ts;
+  };
+
   return {
     apiUrl: `http://127.0.0.1:${port}/api/`,
     calls,
     acks,
-    say(channel, text, options = {}) {
-      const ts = nextTs();
-      messages(channel).push({
-        ts,
-        user: options.user ?? 'UHUMAN01',
-        text,
-        ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
-      });
-      return ts;
+    say,
+    seedThread(channel, replies, options = {}) {
+      const root = say(channel, 'a long thread', options);
+      for (let index = 0; index < replies; index++)
+        say(channel, `reply ${index + 1}`, { ...options, threadTs: root });
+      return root;
     },
     push(event, options = {}) {
       const eventId = options.eventId ?? `Ev${envelopeCount + 1}`;

@@ -1,6 +1,13 @@
 // What several packages' tests share. Private: never published.
 
-export { type ApiCall, botUserId, type FakeSlack, startFakeSlack, streamedText } from './fake-slack.js';
+export {
+  type ApiCall,
+  botUserId,
+  type FakeSlack,
+  type StoredMessage,
+  startFakeSlack,
+  streamedText,
+} from './fake-slack.js';
 export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
 export { freePort } from './ports.js';

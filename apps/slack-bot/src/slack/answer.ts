@@ -3,7 +3,7 @@ import { LLMProviderError } from '@ai-assistant/llm-providers';
 import type { App } from '@slack/bolt';
 import { escapeSlackText, markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
-import { type BotIdentity, fetchThread, threadToHistory } from './thread-history.js';
+import { type BotIdentity, fetchRecent, threadToHistory } from './thread-history.js';
 
 type WebClient = App['client'];
 
@@ -19,6 +19,10 @@ export interface Question {
   user?: string;
   /** Their workspace (the event's team_id). */
   team?: string;
+  /** The placeholder already posted for this question, if any. */
+  placeholderTs?: string;
+  /** Whether that placeholder says "順番待ちです…" (it changes to "考えています…" when work starts). */
+  placeholderWaiting?: boolean;
 }
 
 /** What answering needs. */
@@ -29,7 +33,22 @@ export interface AnswerDependencies {
   logger: Logger;
   historyLimit: number;
   streaming: boolean;
+  /** Aborts the answer: its deadline, or the app shutting down. */
+  signal?: AbortSignal;
+  /** Whether an abort means the app is shutting down (else: the deadline passed). */
+  shuttingDown?: () => boolean;
 }
+
+/** The Slack error code of a failed Web API call (`channel_not_found`, `ratelimited`, …). */
+export function slackErrorCode(error: unknown): string | undefined {
+  const data = (error as { data?: { error?: unknown } }).data;
+  if (typeof data?.error === 'string') return data.error;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+export const interruptedText = '⚠️ 再起動のため中断しました。もう一度お試しください。';
+export const tooSlowText = '⚠️ 時間内に回答できませんでした。質問を分けるか、もう一度お試しください。';
 
 /** The status line shown while a tool runs: its server's `status_message`, else a neutral line (escaped). */
 export function toolStatus(event: Extract<ChatEvent, { type: 'tool_start' }>): string {
@@ -38,7 +57,8 @@ export function toolStatus(event: Extract<ChatEvent, { type: 'tool_start' }>): s
 }
 
 /** Plain words for a failure, to post in the thread. Detail goes to the log. */
-export function failureText(error: unknown): string {
+export function failureText(error: unknown, shuttingDown = false): string {
+  if (error instanceof ChatCancelledError) return shuttingDown ? interruptedText : tooSlowText;
   if (error instanceof LLMProviderError) {
     switch (error.code) {
       case 'RATE_LIMITED':
@@ -53,7 +73,6 @@ export function failureText(error: unknown): string {
         return `⚠️ AI サービスがエラーを返しました（${escapeSlackText(error.userMessage)}）`;
     }
   }
-  if (error instanceof ChatCancelledError) return '⚠️ 回答を中断しました。';
   return '⚠️ 申し訳ありません、回答の作成中にエラーが起きました。もう一度お試しください。';
 }
 
@@ -118,21 +137,43 @@ class AnswerStream {
 export async function answerInThread(question: Question, dependencies: AnswerDependencies): Promise<void> {
   const { client, logger } = dependencies;
   const where = { channel: question.channel, thread_ts: question.threadTs };
-  const placeholder = await client.chat.postMessage({ ...where, text: '💭 考えています…' });
-  const placeholderTs = placeholder.ts as string;
-  const update = (text: string) => client.chat.update({ channel: question.channel, ts: placeholderTs, text });
+  let placeholderTs = question.placeholderTs;
+  if (!placeholderTs) {
+    try {
+      placeholderTs = (await client.chat.postMessage({ ...where, text: '💭 考えています…' })).ts as string;
+    } catch (error) {
+      logger.error(
+        { channel: question.channel, thread: question.threadTs, slackError: slackErrorCode(error) },
+        'could not post the placeholder; the question is not answered',
+      );
+      return;
+    }
+  } else if (question.placeholderWaiting) {
+    await client.chat
+      .update({ channel: question.channel, ts: placeholderTs, text: '💭 考えています…' })
+      .catch(() => undefined);
+  }
+  const ts = placeholderTs;
+  const update = (text: string) => client.chat.update({ channel: question.channel, ts, text });
   const stream = dependencies.streaming ? new AnswerStream(client, question, logger) : undefined;
   const started = Date.now();
   try {
-    const thread = await fetchThread(client, question.channel, question.threadTs);
+    const thread = await fetchRecent(
+      client,
+      question.channel,
+      question.threadTs,
+      question.messageTs,
+      dependencies.historyLimit,
+    );
     const history = threadToHistory(thread, dependencies.bot, question.messageTs, dependencies.historyLimit, [
-      placeholderTs,
+      ts,
     ]);
     let statusUpdate = Promise.resolve();
     const result = await dependencies.chat.respond({
       history,
       userMessage: question.text,
       streamText: dependencies.streaming,
+      ...(dependencies.signal ? { signal: dependencies.signal } : {}),
       onEvent: (event) => {
         if (event.type === 'tool_start') {
           statusUpdate = statusUpdate
@@ -161,7 +202,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     if (stream) {
       await stream.stop();
       if (stream.started && !stream.failed) {
-        await client.chat.delete({ channel: question.channel, ts: placeholderTs }).catch(() => undefined);
+        await client.chat.delete({ channel: question.channel, ts }).catch(() => undefined);
         return;
       }
     }
@@ -169,10 +210,14 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     await update(first ?? '');
     for (const part of rest) await client.chat.postMessage({ ...where, text: part });
   } catch (error) {
+    const shuttingDown = dependencies.shuttingDown?.() ?? false;
     logger.error({ channel: question.channel, thread: question.threadTs, error }, 'answer failed');
     await stream?.stop().catch(() => undefined);
-    await update(failureText(error)).catch((updateError: unknown) => {
-      logger.error({ error: updateError }, 'could not post the failure message either');
+    await update(failureText(error, shuttingDown)).catch((updateError: unknown) => {
+      logger.error(
+        { slackError: slackErrorCode(updateError), error: updateError },
+        'could not post the failure message either',
+      );
     });
   }
 }

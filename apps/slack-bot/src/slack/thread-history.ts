@@ -17,31 +17,84 @@ export interface BotIdentity {
   botId?: string;
 }
 
-/** Removes mentions of the bot and tidies the text. */
+/** Removes mentions of the bot (with the spaces after them) and trims; line breaks stay. */
 export function stripMention(text: string, botUserId: string): string {
-  return text.replaceAll(`<@${botUserId}>`, '').replace(/\s+/g, ' ').trim();
+  return text.replaceAll(new RegExp(`<@${botUserId}>[ \\t\u3000]*`, 'g'), '').trim();
 }
 
-/** Every message of a thread, oldest first (conversations.replies, all pages). */
-export async function fetchThread(
+const pageSize = 200;
+const maxPages = 5;
+
+/** Up to `maxPages` pages of conversations.replies with the given bounds, oldest first. */
+async function readReplies(
   client: WebClient,
-  channel: string,
-  threadTs: string,
-): Promise<SlackMessage[]> {
+  request: { channel: string; ts: string; oldest?: string },
+): Promise<{ messages: SlackMessage[]; complete: boolean }> {
   const messages: SlackMessage[] = [];
   let cursor: string | undefined;
-  for (let page = 0; page < 50; page++) {
+  for (let page = 0; page < maxPages; page++) {
     const response = await client.conversations.replies({
-      channel,
-      ts: threadTs,
-      limit: 200,
+      ...request,
+      ...(request.oldest ? { inclusive: true } : {}),
+      limit: pageSize,
       ...(cursor ? { cursor } : {}),
     });
     messages.push(...((response.messages ?? []) as SlackMessage[]));
     cursor = response.response_metadata?.next_cursor || undefined;
-    if (!cursor) break;
+    if (!cursor) return { messages, complete: true };
   }
-  return messages;
+  return { messages, complete: false };
+}
+
+/**
+ * The messages of a thread the history needs: the last `count` before `beforeTs`, and everything after
+ * it. A short thread is one call. A long one is read backwards in time windows ending at the question
+ * (widened until `count` earlier messages are in, narrowed when a window is more than a few pages), so
+ * a 5 000-message thread costs a handful of calls, not 26.
+ */
+export async function fetchRecent(
+  client: WebClient,
+  channel: string,
+  threadTs: string,
+  beforeTs: string,
+  count: number,
+): Promise<SlackMessage[]> {
+  const first = await client.conversations.replies({ channel, ts: threadTs, limit: pageSize });
+  const firstPage = (first.messages ?? []) as SlackMessage[];
+  if (!first.response_metadata?.next_cursor) return firstPage;
+  const earlier = (messages: SlackMessage[]) =>
+    messages.filter((message) => Number(message.ts) < Number(beforeTs)).length;
+  let windowSeconds = 120;
+  let best: SlackMessage[] = firstPage;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const oldest = Math.max(Number(threadTs), Number(beforeTs) - windowSeconds);
+    const read = await readReplies(client, { channel, ts: threadTs, oldest: oldest.toFixed(6) });
+    if (!read.complete) {
+      windowSeconds /= 8; // too many in this window for a few pages: look at a shorter stretch
+      continue;
+    }
+    best = read.messages;
+    if (earlier(read.messages) >= count || oldest === Number(threadTs)) break;
+    windowSeconds *= 8;
+  }
+  return best;
+}
+
+/** What the first reply page says of a thread: its parent names who replied (`reply_users`). */
+export async function botTookPart(
+  client: WebClient,
+  channel: string,
+  threadTs: string,
+  bot: BotIdentity,
+): Promise<boolean> {
+  const response = await client.conversations.replies({ channel, ts: threadTs, limit: 1 });
+  const parent = (response.messages ?? [])[0] as (SlackMessage & { reply_users?: string[] }) | undefined;
+  if (!parent) return false;
+  return (
+    isFromBot(parent, bot) ||
+    (parent.text ?? '').includes(`<@${bot.userId}>`) ||
+    (parent.reply_users ?? []).includes(bot.userId)
+  );
 }
 
 /** Whether a message was written by this bot. */

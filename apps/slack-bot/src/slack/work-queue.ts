@@ -26,6 +26,16 @@ export class WorkQueue {
     return true;
   }
 
+  /** Whether a job pushed now for `key` would wait: its thread has one running, or every slot is taken. */
+  wouldWait(key: string): boolean {
+    return this.tails.has(key) || this.running >= this.limit;
+  }
+
+  /** False once `drain()` has begun. */
+  get accepting(): boolean {
+    return !this.closed;
+  }
+
   /** Jobs accepted and not yet finished. */
   get size(): number {
     return this.pending.size;

@@ -1,13 +1,11 @@
 import { type Logger, type McpHost, parsePromptArguments } from '@ai-assistant/host-core';
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Question } from '../../slack/answer.js';
-import type { WorkQueue } from '../../slack/work-queue.js';
 
 /** What the /assistant command needs. */
 export interface AssistantCommandDependencies {
   mcp: McpHost | undefined;
-  queue: WorkQueue;
-  answer: (question: Question) => Promise<void>;
+  accept: (question: Question) => boolean;
   logger: Logger;
 }
 
@@ -61,9 +59,14 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies, c
         text: `🧩 <@${command.user_id}> ran the prompt \`${chosen.server}/${chosen.name}\``,
       });
       const ts = posted.ts as string;
-      dependencies.queue.push(`${command.channel_id}:${ts}`, () =>
-        dependencies.answer({ channel: command.channel_id, threadTs: ts, messageTs: ts, text: question }),
-      );
+      dependencies.accept({
+        channel: command.channel_id,
+        threadTs: ts,
+        messageTs: ts,
+        text: question,
+        user: command.user_id,
+        team: command.team_id,
+      });
     } catch (error) {
       dependencies.logger.warn({ prompt: chosen.name, error }, 'prompt failed');
       await say(`The prompt \`${chosen.name}\` could not be filled: ${(error as Error).message}`);

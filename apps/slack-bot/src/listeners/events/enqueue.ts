@@ -2,14 +2,16 @@ import type { Logger } from '@ai-assistant/host-core';
 import type { Question } from '../../slack/answer.js';
 import type { EventDeduper } from '../../slack/event-deduper.js';
 import { type BotIdentity, stripMention } from '../../slack/thread-history.js';
-import type { WorkQueue } from '../../slack/work-queue.js';
+import type { ThreadMemory } from '../../slack/thread-memory.js';
 
 /** What the event listeners need. */
 export interface ListenerDependencies {
   bot: () => BotIdentity;
   deduper: EventDeduper;
-  queue: WorkQueue;
-  answer: (question: Question) => Promise<void>;
+  /** Threads the bot takes part in. */
+  threads: ThreadMemory;
+  /** Says at once that the bot heard, and queues the answer; false when shutting down. */
+  accept: (question: Question) => boolean;
   followUps: boolean;
   logger: Logger;
 }
@@ -53,10 +55,8 @@ export function enqueue(dependencies: ListenerDependencies, body: unknown, event
     ...(event.user ? { user: event.user } : {}),
     ...(teamId(body) ? { team: teamId(body) } : {}),
   };
-  const accepted = dependencies.queue.push(`${question.channel}:${question.threadTs}`, () =>
-    dependencies.answer(question),
-  );
-  if (!accepted) dependencies.logger.warn({ eventId: id }, 'shutting down; event not answered');
+  if (!dependencies.accept(question))
+    dependencies.logger.warn({ eventId: id }, 'shutting down; event not answered');
 }
 
 /** Reads a Slack event (of any message subtype) as the fields the listeners use. */

@@ -1,5 +1,5 @@
 import type { App, SlackEventMiddlewareArgs } from '@slack/bolt';
-import { fetchThread, isFromBot } from '../../slack/thread-history.js';
+import { botTookPart } from '../../slack/thread-history.js';
 import { enqueue, type ListenerDependencies, messageFields } from './enqueue.js';
 
 /**
@@ -19,11 +19,12 @@ export function onMessage(dependencies: ListenerDependencies, client: App['clien
     if (!dependencies.followUps || !event.thread_ts || event.thread_ts === event.ts) return;
     if ((event.text ?? '').includes(`<@${bot.userId}>`)) return; // app_mention answers this one
     try {
-      const thread = await fetchThread(client, event.channel, event.thread_ts);
-      const involved = thread.some(
-        (message) => isFromBot(message, bot) || (message.text ?? '').includes(`<@${bot.userId}>`),
-      );
-      if (involved) enqueue(dependencies, body, event);
+      // Remembered threads cost nothing; otherwise one call reads the parent and who replied.
+      const known = dependencies.threads.has(event.channel, event.thread_ts);
+      if (known || (await botTookPart(client, event.channel, event.thread_ts, bot))) {
+        dependencies.threads.remember(event.channel, event.thread_ts);
+        enqueue(dependencies, body, event);
+      }
     } catch (error) {
       dependencies.logger.warn({ channel: event.channel, error }, 'could not read the thread of a follow-up');
     }
