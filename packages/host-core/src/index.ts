@@ -1,4 +1,6 @@
 export {
+  type ApprovalDecision,
+  type ApprovalRequest,
   ChatCancelledError,
   type ChatEvent,
   ChatService,
@@ -10,6 +12,7 @@ export {
 } from './chat/chat-service.js';
 export type { ToolHost } from './chat/tool-host.js';
 export {
+  type ApprovalPolicy,
   type BuiltinServerConfig,
   defaultToolTimeoutMs,
   isMcpEnabled,
@@ -65,6 +68,7 @@ export type {
   StopReason,
   ToolCall,
   ToolDefinition,
+  ToolHints,
   ToolResult,
   Usage,
 } from './types.js';

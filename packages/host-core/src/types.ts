@@ -11,6 +11,22 @@ export interface ToolDefinition {
   description: string;
   /** JSON Schema of the arguments object. */
   inputSchema: JsonSchema;
+  /** What the tool does to the world, as its server says (MCP `annotations`, defaults filled in). */
+  hints?: ToolHints;
+  /** Whether a person must approve each call (the server's `approval` policy applied to the hints). */
+  needsApproval?: boolean;
+}
+
+/** MCP tool annotations with the spec's defaults applied. */
+export interface ToolHints {
+  /** Changes nothing (default false). */
+  readOnly: boolean;
+  /** May destroy or overwrite (default true; meaningful when not read-only). */
+  destructive: boolean;
+  /** Calling twice with the same arguments does no more than once (default false). */
+  idempotent: boolean;
+  /** Reaches beyond a closed world: the internet, other people (default true). */
+  openWorld: boolean;
 }
 
 /** A call the model asked for. */

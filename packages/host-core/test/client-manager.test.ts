@@ -49,7 +49,9 @@ describe('with the real weather server', () => {
     const tool = mcp.listTools().find((candidate) => candidate.name === 'mcp__weather__get_weather');
     expect(tool?.description).toContain('気象庁');
     expect(tool?.inputSchema).toMatchObject({ type: 'object', required: ['location'] });
-    expect(mcp.status()).toEqual([{ name: 'weather', transport: 'stdio', state: 'connected', toolCount: 1 }]);
+    expect(mcp.status()).toEqual([
+      { name: 'weather', transport: 'stdio', state: 'connected', toolCount: 1, approval: 'writes' },
+    ]);
   });
 
   it('ac5 calls a tool and returns its result as text', async () => {

@@ -251,7 +251,12 @@ describe('openapi: the Petstore over loopback', () => {
       { toolCalls: [{ id: 'p', name: 'mcp__petstore__addPet', arguments: { name: 'x', photoUrls: [] } }] },
       { text: 'Please connect your account.' },
     ]);
-    await new ChatService({ provider, tools: mcp }).respond({ history: [], userMessage: 'add a pet' });
+    // addPet is a POST (a write): the person approves, then the missing token stops it.
+    await new ChatService({ provider, tools: mcp }).respond({
+      history: [],
+      userMessage: 'add a pet',
+      approve: async () => ({ outcome: 'approved' }),
+    });
     expect(toolMessage(provider.calls[1]!, 'p')?.content).toContain(
       'needs credentials that were not supplied (user_token)',
     );
@@ -268,7 +273,12 @@ describe('openapi: the Petstore over loopback', () => {
           { text: 'done' },
         ]),
         tools: mcp,
-      }).respond({ history: [], userMessage: name, tokens: { user_token: token, delay } });
+      }).respond({
+        history: [],
+        userMessage: name,
+        tokens: { user_token: token, delay },
+        approve: async () => ({ outcome: 'approved' }),
+      });
     await Promise.all([
       ask('alpha', 'tok-alpha-111', '150'),
       ask('beta', 'tok-beta-222', '0'),

@@ -6,7 +6,15 @@ import type { ToolHost } from './tool-host.js';
 import { TurnTools } from './turn-tools.js';
 
 export { ChatCancelledError } from './cancellation.js';
-export type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
+export type {
+  ApprovalDecision,
+  ApprovalRequest,
+  ChatEvent,
+  ChatServiceOptions,
+  RespondInput,
+  RespondResult,
+  TraceEntry,
+} from './chat-types.js';
 
 /** Calls run per round by default (`MAX_TOOL_CALLS_PER_ROUND`). */
 export const defaultMaxToolCallsPerRound = 16;
@@ -111,6 +119,7 @@ export class ChatService {
       tokens: input.tokens,
       toolTimeoutMs: this.toolTimeoutMs,
       maxCallsPerRound: this.maxToolCallsPerRound,
+      ...(input.approve ? { approve: input.approve } : {}),
     });
     const note = unavailableNote(host.unavailableServers());
     const system = [

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { RequestTokens } from '../mcp/header-templates.js';
-import type { LLMProvider, Message } from '../types.js';
+import type { LLMProvider, Message, ToolHints } from '../types.js';
 import type { ToolHost } from './tool-host.js';
 
 /** Progress of one turn, reported as it happens. */
@@ -51,7 +51,29 @@ export interface RespondInput {
   streamText?: boolean;
   /** This user's secrets for `${name}` header templates; passed to tool calls, never stored or logged. */
   tokens?: RequestTokens;
+  /**
+   * Asks the person whether a tool that needs approval may run. Without it, such calls are refused:
+   * nothing runs unapproved by accident. Other calls of the round run while it waits.
+   */
+  approve?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
 }
+
+/** What a person is asked to approve; written by the host, arguments redacted. */
+export interface ApprovalRequest {
+  /** The model-facing tool name. */
+  name: string;
+  server: string;
+  /** The tool's own name on its server. */
+  tool: string;
+  arguments: Record<string, unknown>;
+  hints: ToolHints;
+}
+
+/** A person's answer to an {@link ApprovalRequest}. */
+export type ApprovalDecision =
+  | { outcome: 'approved'; by?: string }
+  | { outcome: 'denied'; reason?: string; by?: string }
+  | { outcome: 'expired' };
 
 /** Outcome of one turn. */
 export interface RespondResult {

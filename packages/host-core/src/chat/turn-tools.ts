@@ -11,7 +11,7 @@ import type { RequestTokens } from '../mcp/header-templates.js';
 import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
 import type { Message, ToolCall, ToolDefinition } from '../types.js';
 import { ChatCancelledError } from './cancellation.js';
-import type { ChatEvent, TraceEntry } from './chat-types.js';
+import type { ChatEvent, RespondInput, TraceEntry } from './chat-types.js';
 import type { ToolHost } from './tool-host.js';
 
 /** What one turn's tool calls share. */
@@ -26,6 +26,8 @@ export interface TurnToolsOptions {
   toolTimeoutMs?: number;
   /** Calls run per round; the rest are answered with an error (default 16). */
   maxCallsPerRound: number;
+  /** Asks a person before a tool that needs approval runs. */
+  approve?: RespondInput['approve'];
 }
 
 /**
@@ -42,6 +44,8 @@ export class TurnTools {
   private readonly signal: AbortSignal | undefined;
   /** Servers whose response_instruction the model has already read this turn. */
   private readonly instructed = new Set<string>();
+  /** Calls (tool and arguments) the person declined this turn, with why. */
+  private readonly declined = new Map<string, string>();
 
   constructor(private readonly options: TurnToolsOptions) {
     this.host = options.host;
@@ -88,6 +92,39 @@ export class TurnTools {
         error: content,
       },
     };
+  }
+
+  /**
+   * Asks the person (through `approve`) whether a call may run; undefined when approved, else the
+   * error text the model reads. A call declined once this turn is declined again without asking.
+   */
+  private async askApproval(
+    call: ToolCall,
+    definition: ToolDefinition,
+    shownArguments: Record<string, unknown>,
+  ): Promise<string | undefined> {
+    const approve = this.options.approve;
+    if (!approve)
+      return `Error: ${call.name} needs a person's approval before it runs, and no one can be asked here; it was not run. Tell the user it needs their approval.`;
+    const key = `${call.name}\u0000${JSON.stringify(call.arguments)}`;
+    const earlier = this.declined.get(key);
+    if (earlier) return `Error: not run: ${earlier} Do not call it again in this turn.`;
+    const target = this.host.resolveTool(call.name);
+    const decision = await approve({
+      name: call.name,
+      server: target?.server ?? '',
+      tool: target?.tool ?? call.name,
+      arguments: shownArguments,
+      hints: definition.hints ?? { readOnly: false, destructive: true, idempotent: false, openWorld: true },
+    });
+    if (this.signal?.aborted) throw new ChatCancelledError();
+    if (decision.outcome === 'approved') return undefined;
+    const why =
+      decision.outcome === 'denied'
+        ? `the person declined to run ${call.name}${decision.reason ? `, saying: "${decision.reason}"` : ''}.`
+        : `the person did not answer the approval request for ${call.name} in time.`;
+    this.declined.set(key, why);
+    return `Error: not run: ${why} Do not call it again in this turn; answer with what you have, or ask them.`;
   }
 
   private callOptions(): CallToolOptions {
@@ -172,9 +209,16 @@ export class TurnTools {
       } else if (problem) {
         content = `Error: invalid arguments for ${call.name}: ${problem}. Call the tool again with corrected arguments.`;
       } else {
-        const outcome = await host.callTool(call.name, call.arguments, this.callOptions());
-        content = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
-        ok = !outcome.isError;
+        const refusal = definition.needsApproval
+          ? await this.askApproval(call, definition, shownArguments)
+          : undefined;
+        if (refusal !== undefined) {
+          content = refusal;
+        } else {
+          const outcome = await host.callTool(call.name, call.arguments, this.callOptions());
+          content = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
+          ok = !outcome.isError;
+        }
       }
     } catch (error) {
       if (error instanceof McpToolCancelledError || signal?.aborted) {

@@ -29,6 +29,7 @@ export const serverSchema = z.object({
   max_response_bytes: z.number().int().positive().optional(),
   status_message: z.string().min(1).max(200).optional(),
   restart: z.enum(['on-failure', 'never']).optional(),
+  approval: z.union([z.enum(['auto', 'writes', 'always']), z.array(z.string().min(1))]).optional(),
   system_instruction: z.string().optional(),
   response_instruction: z.string().optional(),
   auto_context_tool: z.string().min(1).optional(),
@@ -63,6 +64,8 @@ export const expectations: Record<string, string> = {
   max_response_bytes: 'a positive whole number of bytes',
   status_message: 'a short text (1–200 characters) shown while a tool of this server runs',
   restart: '"on-failure" (the default: reconnect with backoff) or "never"',
+  approval:
+    '"auto", "writes" (ask before any tool not marked read-only), "always", or a list of tool names to ask for',
   system_instruction: 'a string',
   response_instruction: 'a string',
   auto_context_tool: 'a non-empty string (a tool name of this server)',

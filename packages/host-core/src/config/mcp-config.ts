@@ -20,6 +20,7 @@ import type {
 
 export { defaultToolTimeoutMs, McpConfigError } from './config-schema.js';
 export type {
+  ApprovalPolicy,
   BuiltinServerConfig,
   CommonServerConfig,
   OpenApiServerConfig,
@@ -154,6 +155,7 @@ export function parseMcpConfig(
       ...(entry.max_response_bytes ? { maxResponseBytes: entry.max_response_bytes } : {}),
       ...(entry.status_message ? { statusMessage: entry.status_message } : {}),
       ...(entry.restart ? { restart: entry.restart } : {}),
+      ...(entry.approval ? { approval: entry.approval } : {}),
       disabled,
     };
     if (kind === 'stdio') {

@@ -4,6 +4,9 @@ import type { JsonSchema } from '../types.js';
 /** The kinds of server the host can use. */
 export type TransportKind = 'stdio' | 'http' | 'sse' | 'builtin' | 'openapi';
 
+/** A server's `approval` setting. */
+export type ApprovalPolicy = 'auto' | 'writes' | 'always' | string[];
+
 /** The fields every kind of server has. */
 export interface CommonServerConfig {
   name: string;
@@ -21,6 +24,11 @@ export interface CommonServerConfig {
    * reconnects with exponential backoff; `never` leaves it down until the next start.
    */
   restart?: 'on-failure' | 'never';
+  /**
+   * Which tools a person must approve before they run: `auto` (none), `writes` (every tool not marked
+   * `readOnlyHint: true`), `always` (all), or a list of tool names. Default: `writes`, `auto` for builtin.
+   */
+  approval?: ApprovalPolicy;
   disabled: boolean;
 }
 

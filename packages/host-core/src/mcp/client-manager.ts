@@ -35,7 +35,7 @@ import { type RequestWork, runRequest } from './request-path.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
 import { Slots } from './slots.js';
 import { defaultRestartPolicy, Supervisor } from './supervisor.js';
-import { autoContextTools, listedStates, ToolIndex, visibleTools } from './tool-index.js';
+import { approvalPolicy, autoContextTools, listedStates, ToolIndex, visibleTools } from './tool-index.js';
 
 export * from './manager-types.js';
 
@@ -127,6 +127,7 @@ export class McpClientManager {
       // A reason may quote a server's stderr or an HTTP error body: it leaves only redacted.
       ...(connection.reason ? { reason: this.redactor.redact(connection.reason) } : {}),
       toolCount: listedStates.has(connection.state) ? visibleTools(connection).length : 0,
+      approval: approvalPolicy(connection),
     }));
   }
 

@@ -45,6 +45,8 @@ export function builtinServer(config: BuiltinServerConfig, now: () => Date): Loc
       name: declared.name,
       description: declared.description ?? implementation.description,
       inputSchema: (declared.inputSchema ?? implementation.inputSchema) as Tool['inputSchema'],
+      // The host's own tools look things up; none changes anything.
+      annotations: { readOnlyHint: true, openWorldHint: false },
     };
   });
   return {
@@ -64,6 +66,24 @@ export function builtinServer(config: BuiltinServerConfig, now: () => Date): Loc
   };
 }
 
+/**
+ * MCP hints for an HTTP method: GET and HEAD read; PUT and DELETE are idempotent and destructive;
+ * POST and PATCH are destructive. Every operation reaches an outside API (open world).
+ */
+export function methodHints(method: string): NonNullable<Tool['annotations']> {
+  switch (method.toUpperCase()) {
+    case 'GET':
+    case 'HEAD':
+    case 'OPTIONS':
+      return { readOnlyHint: true, openWorldHint: true };
+    case 'PUT':
+    case 'DELETE':
+      return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+    default:
+      return { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+  }
+}
+
 /** An OpenAPI document's operations (read once at config load) as tools, called over HTTP with undici. */
 export function openApiServer(
   config: OpenApiServerConfig,
@@ -77,6 +97,7 @@ export function openApiServer(
       name: operation.name,
       description: operation.description,
       inputSchema: operation.inputSchema as Tool['inputSchema'],
+      annotations: methodHints(operation.method),
     })),
     async call(name, args, context) {
       const operation = operations.find((candidate) => candidate.name === name);

@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config/mcp-config.js';
+import type { ApprovalPolicy, ServerConfig } from '../config/mcp-config.js';
 import type { Logger } from '../logger.js';
 import type { JsonSchema } from '../types.js';
 import type { RequestTokens } from './header-templates.js';
@@ -34,6 +34,8 @@ export interface ServerStatus {
   /** Why it failed or closed. */
   reason?: string;
   toolCount: number;
+  /** Which tools wait for a person's approval (`auto`, `writes`, `always`, or the names). */
+  approval: ApprovalPolicy;
 }
 
 /** Per-call options of `McpClientManager.callTool`. */

@@ -26,6 +26,7 @@ export const resourceTools: Tool[] = [
       type: 'object',
       properties: { server: { type: 'string', description: 'Only this server (optional)' } },
     },
+    annotations: { readOnlyHint: true, openWorldHint: false },
   },
   {
     name: 'read_resource',
@@ -36,6 +37,7 @@ export const resourceTools: Tool[] = [
       properties: { server: { type: 'string' }, uri: { type: 'string' } },
       required: ['server', 'uri'],
     },
+    annotations: { readOnlyHint: true, openWorldHint: false },
   },
 ];
 

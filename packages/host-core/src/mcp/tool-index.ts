@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchema, ToolDefinition } from '../types.js';
+import type { ApprovalPolicy } from '../config/mcp-config.js';
+import type { JsonSchema, ToolDefinition, ToolHints } from '../types.js';
 import type { Connection } from './connection.js';
 import type { AutoContextTool, ResolvedTool } from './manager-types.js';
 import { encodeToolName } from './tool-names.js';
@@ -45,13 +46,18 @@ export class ToolIndex {
     return this.entries.get(name);
   }
 
-  /** The tool definitions the model sees. */
+  /** The tool definitions the model sees, with each tool's hints and whether it needs approval. */
   definitions(): ToolDefinition[] {
-    return [...this.entries.entries()].map(([name, { tool }]) => ({
-      name,
-      description: tool.description ?? tool.title ?? tool.name,
-      inputSchema: tool.inputSchema as JsonSchema,
-    }));
+    return [...this.entries.entries()].map(([name, { connection, tool }]) => {
+      const hints = toolHints(tool);
+      return {
+        name,
+        description: tool.description ?? tool.title ?? tool.name,
+        inputSchema: tool.inputSchema as JsonSchema,
+        hints,
+        needsApproval: needsApproval(approvalPolicy(connection), tool.name, hints),
+      };
+    });
   }
 
   /** The server and original tool name behind a model-facing name. */
@@ -92,4 +98,30 @@ export function autoContextTools(
       },
     ];
   });
+}
+
+/** A tool's MCP annotations with the spec's defaults (not read-only, destructive, not idempotent, open world). */
+export function toolHints(tool: Tool): ToolHints {
+  const annotations = tool.annotations ?? {};
+  return {
+    readOnly: annotations.readOnlyHint ?? false,
+    destructive: annotations.destructiveHint ?? true,
+    idempotent: annotations.idempotentHint ?? false,
+    openWorld: annotations.openWorldHint ?? true,
+  };
+}
+
+/** A server's approval policy: its `approval`, else `writes` (MCP and OpenAPI servers) or `auto` (the host's own). */
+export function approvalPolicy(connection: Connection): ApprovalPolicy {
+  const { approval, transport } = connection.config;
+  if (approval) return approval;
+  return transport === 'builtin' ? 'auto' : 'writes';
+}
+
+/** Whether a call of `tool` waits for a person under `policy`. */
+export function needsApproval(policy: ApprovalPolicy, tool: string, hints: ToolHints): boolean {
+  if (Array.isArray(policy)) return policy.includes(tool);
+  if (policy === 'always') return true;
+  if (policy === 'writes') return !hints.readOnly;
+  return false;
 }
