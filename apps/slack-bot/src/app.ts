@@ -2,8 +2,10 @@ import type { ChatService, Logger, McpHost } from '@ai-assistant/host-core';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel } from '@slack/bolt';
 import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
+import { register as registerApprovalActions } from './listeners/actions/approval.js';
 import { registerListeners } from './listeners/index.js';
 import { Answering } from './slack/answering.js';
+import { SlackApprovals } from './slack/approvals.js';
 import { EventDeduper } from './slack/event-deduper.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
@@ -67,6 +69,8 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };
   const threads = new ThreadMemory();
+  const approvals = new SlackApprovals(app.client, logger, config.approvalTimeoutMs);
+  registerApprovalActions(app, approvals);
   const answering = new Answering({
     threads,
     client: app.client,
@@ -77,6 +81,7 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
     historyLimit: config.historyLimit,
     streaming: config.streaming,
     answerTimeoutMs: config.answerTimeoutMs,
+    approvals,
   });
   const accept = (question: Parameters<Answering['accept']>[0]) => answering.accept(question);
   registerListeners(app, {

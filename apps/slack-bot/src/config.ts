@@ -20,6 +20,8 @@ export interface BotConfig {
   maxConcurrent: number;
   /** Longest an answer may take once started (`ANSWER_TIMEOUT_MS`, default 120 000). */
   answerTimeoutMs: number;
+  /** How long an approval request waits for the asker (`APPROVAL_TIMEOUT_MS`, default 5 min). */
+  approvalTimeoutMs: number;
   toolLoopMaxIterations?: number;
   toolCallTimeoutMs?: number;
   /** Tool calls run per round (`MAX_TOOL_CALLS_PER_ROUND`, default 16). */
@@ -72,6 +74,7 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     historyLimit: whole(env, 'SLACK_HISTORY_LIMIT', 20) as number,
     maxConcurrent: whole(env, 'MAX_CONCURRENT_ANSWERS', 8) as number,
     answerTimeoutMs: whole(env, 'ANSWER_TIMEOUT_MS', 120_000, 1) as number,
+    approvalTimeoutMs: whole(env, 'APPROVAL_TIMEOUT_MS', 300_000, 1) as number,
     toolLoopMaxIterations: whole(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined),
     toolCallTimeoutMs: whole(env, 'TOOL_CALL_TIMEOUT_MS', undefined),
     maxToolCallsPerRound: whole(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined),

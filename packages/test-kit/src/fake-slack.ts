@@ -14,6 +14,7 @@ export interface StoredMessage {
   bot_id?: string;
   text: string;
   thread_ts?: string;
+  blocks?: unknown[];
 }
 
 /**
@@ -34,6 +35,21 @@ export interface FakeSlack {
     event: Record<string, unknown>,
     options?: { eventId?: string; retryAttempt?: number },
   ): Promise<string>;
+  /** A person presses a button of a message (a `block_actions` interaction over Socket Mode). */
+  press(options: {
+    channel: string;
+    messageTs: string;
+    actionId: string;
+    value: string;
+    user?: string;
+  }): Promise<string>;
+  /** A person submits a modal (a `view_submission` interaction): `values` maps block ids to text. */
+  submitView(options: {
+    callbackId: string;
+    privateMetadata: string;
+    values: Record<string, string>;
+    user?: string;
+  }): Promise<string>;
   /** Delivers a `/assistant` slash command over Socket Mode. */
   command(text: string, options?: { channel?: string; user?: string }): Promise<string>;
   /** What the app posted to slash commands' response_url. */
@@ -135,6 +151,7 @@ export async function startFakeSlack({
           user: botUserId,
           bot_id: 'BBOT0001',
           text: method === 'chat.postMessage' ? String(args.text ?? '') : streamedText(args),
+          ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
           ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
         });
         return { ok: true, channel, ts, message: { ts } };
@@ -148,8 +165,15 @@ export async function startFakeSlack({
           return { ok: false, error: 'invalid_arguments' };
         stored.text =
           method === 'chat.update' ? String(args.text ?? '') : `${stored.text}${streamedText(args)}`;
+        // chat.update replaces the blocks: none given means none left.
+        if (method === 'chat.update') stored.blocks = Array.isArray(args.blocks) ? args.blocks : [];
         return { ok: true, channel, ts: stored.ts };
       }
+      case 'chat.postEphemeral':
+        return { ok: true, message_ts: nextTs() };
+      case 'views.open':
+        if (!args.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
+        return { ok: true, view: { id: `V${nextTs()}` } };
       case 'chat.delete': {
         const list = messages(channel);
         const index = list.findIndex((message) => message.ts === args.ts);
@@ -253,6 +277,14 @@ export async function startFakeSlack({
   const connected = () =>
     sockets.size > 0 ? Promise.resolve() : new Promise<void>((resolve) => onConnected.push(resolve));
 
+  /** The fields every interaction payload carries about who acted, and where. */
+  const interactionBy = (user: string) => ({
+    team: { id: 'T0001', domain: 'test' },
+    user: { id: user, username: user, team_id: 'T0001' },
+    api_app_id: 'A0001',
+    token: 'verification',
+  });
+
   const say: FakeSlack['say'] = (channel, text, options = {}) => {
     const ts = nextTs();
     messages(channel).push({
@@ -290,6 +322,48 @@ export async function startFakeSlack({
         },
         options.retryAttempt ?? 0,
       );
+    },
+    press({ channel, messageTs, actionId, value, user = 'UHUMAN01' }) {
+      const message = messages(channel).find((entry) => entry.ts === messageTs);
+      return send('interactive', {
+        type: 'block_actions',
+        ...interactionBy(user),
+        container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
+        trigger_id: `trigger-${envelopeCount + 1}`,
+        channel: { id: channel, name: channel },
+        message: { ...message, ts: messageTs },
+        response_url: `http://127.0.0.1:${port}/response/${envelopeCount + 1}`,
+        actions: [
+          {
+            type: 'button',
+            action_id: actionId,
+            block_id: 'approval',
+            value,
+            action_ts: String(Date.now() / 1000),
+          },
+        ],
+      });
+    },
+    submitView({ callbackId, privateMetadata, values, user = 'UHUMAN01' }) {
+      return send('interactive', {
+        type: 'view_submission',
+        ...interactionBy(user),
+        trigger_id: `trigger-${envelopeCount + 1}`,
+        view: {
+          id: 'V0001',
+          type: 'modal',
+          callback_id: callbackId,
+          private_metadata: privateMetadata,
+          state: {
+            values: Object.fromEntries(
+              Object.entries(values).map(([block, text]) => [
+                block,
+                { value: { type: 'plain_text_input', value: text } },
+              ]),
+            ),
+          },
+        },
+      });
     },
     command(text, options = {}) {
       return send('slash_commands', {

@@ -1,4 +1,10 @@
-import { ChatCancelledError, type ChatEvent, type ChatService, type Logger } from '@ai-assistant/host-core';
+import {
+  ChatCancelledError,
+  type ChatEvent,
+  type ChatService,
+  type Logger,
+  type RespondInput,
+} from '@ai-assistant/host-core';
 import { LLMProviderError } from '@ai-assistant/llm-providers';
 import type { App } from '@slack/bolt';
 import { escapeSlackText, markdownToMrkdwn } from '../format/slack-text.js';
@@ -37,6 +43,8 @@ export interface AnswerDependencies {
   signal?: AbortSignal;
   /** Whether an abort means the app is shutting down (else: the deadline passed). */
   shuttingDown?: () => boolean;
+  /** Asks the asker to approve a tool call (absent: such calls are refused). */
+  approve?: RespondInput['approve'];
 }
 
 /** The Slack error code of a failed Web API call (`channel_not_found`, `ratelimited`, …). */
@@ -174,6 +182,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       userMessage: question.text,
       streamText: dependencies.streaming,
       ...(dependencies.signal ? { signal: dependencies.signal } : {}),
+      ...(dependencies.approve ? { approve: dependencies.approve } : {}),
       onEvent: (event) => {
         if (event.type === 'tool_start') {
           statusUpdate = statusUpdate

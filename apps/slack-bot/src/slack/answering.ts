@@ -1,5 +1,6 @@
-import type { Logger } from '@ai-assistant/host-core';
+import type { ApprovalDecision, ApprovalRequest, Logger } from '@ai-assistant/host-core';
 import { type AnswerDependencies, answerInThread, type Question, slackErrorCode } from './answer.js';
+import type { SlackApprovals } from './approvals.js';
 import type { ThreadMemory } from './thread-memory.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -8,8 +9,10 @@ export interface AnsweringOptions extends Omit<AnswerDependencies, 'signal' | 'b
   queue: WorkQueue;
   threads: ThreadMemory;
   bot: () => AnswerDependencies['bot'];
-  /** Longest an answer may take once started (`ANSWER_TIMEOUT_MS`). */
+  /** Longest an answer may take once started (`ANSWER_TIMEOUT_MS`), not counting approval waits. */
   answerTimeoutMs: number;
+  /** Asks the asker before tools that need approval. */
+  approvals: SlackApprovals;
   logger: Logger;
 }
 
@@ -51,19 +54,39 @@ export class Answering {
       );
     return queue.push(key, async () => {
       const placeholderTs = await placeholder;
-      const signal = AbortSignal.any([
-        this.shutdown.signal,
-        AbortSignal.timeout(this.options.answerTimeoutMs),
-      ]);
-      await answerInThread(
-        { ...question, ...(placeholderTs ? { placeholderTs, placeholderWaiting: waiting } : {}) },
-        {
-          ...this.options,
-          bot: this.options.bot(),
-          signal,
-          shuttingDown: () => this.shutdown.signal.aborted,
-        },
-      );
+      const deadline = new Deadline(this.options.answerTimeoutMs);
+      const signal = AbortSignal.any([this.shutdown.signal, deadline.signal]);
+      const asker = question.user;
+      // Only the person who asked can approve; without one, nothing that needs approval runs.
+      const approve = asker
+        ? async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+            deadline.pause();
+            try {
+              return await this.options.approvals.ask(request, {
+                channel: question.channel,
+                threadTs: question.threadTs,
+                asker,
+                signal: this.shutdown.signal,
+              });
+            } finally {
+              deadline.resume();
+            }
+          }
+        : undefined;
+      try {
+        await answerInThread(
+          { ...question, ...(placeholderTs ? { placeholderTs, placeholderWaiting: waiting } : {}) },
+          {
+            ...this.options,
+            bot: this.options.bot(),
+            signal,
+            shuttingDown: () => this.shutdown.signal.aborted,
+            ...(approve ? { approve } : {}),
+          },
+        );
+      } finally {
+        deadline.clear();
+      }
     });
   }
 
@@ -75,5 +98,41 @@ export class Answering {
     if (await this.options.queue.drain(graceMs)) return true;
     this.shutdown.abort();
     return this.options.queue.drain(3000);
+  }
+}
+
+/** An answer's deadline, paused while a person is asked for approval (their time is not the model's). */
+class Deadline {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private left: number;
+  private started = Date.now();
+  private paused = 0;
+
+  constructor(ms: number) {
+    this.left = ms;
+    this.resume();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Stops the clock (nested pauses count: parallel approvals). */
+  pause(): void {
+    if (this.paused++ > 0) return;
+    clearTimeout(this.timer);
+    this.left -= Date.now() - this.started;
+  }
+
+  resume(): void {
+    if (this.paused > 0 && --this.paused > 0) return;
+    this.started = Date.now();
+    this.timer = setTimeout(() => this.controller.abort(), Math.max(0, this.left));
+    this.timer.unref();
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
   }
 }

@@ -1,0 +1,179 @@
+import { createServer, type Server } from 'node:http';
+import { botUserId, completion, type FakeRequest } from '@ai-assistant/test-kit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { approvalActions } from '../src/slack/approvals.js';
+import { type Harness, mentionBot, startHarness, waitFor } from './harness.js';
+
+/** A Petstore-like REST API on loopback that records every request it receives. */
+async function startPetApi() {
+  const received: Array<{ method: string; url: string; body: string }> = [];
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      received.push({ method: request.method ?? '', url: request.url ?? '', body });
+      response.writeHead(request.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+      response.end(request.method === 'POST' ? body : '[]');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/api`,
+    received,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+const spec = {
+  openapi: '3.0.3',
+  info: { title: 'Pets', version: '1.0.0' },
+  paths: {
+    '/pets': {
+      get: { operationId: 'listPets', summary: 'List pets' },
+      post: {
+        operationId: 'addPet',
+        summary: 'Add a pet',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** The model adds a pet, then reports what the tool said. */
+function petModel(request: FakeRequest) {
+  const messages = request.body.messages as Array<{ role: string; content: string | null }>;
+  const result = messages.find((message) => message.role === 'tool');
+  if (result) return completion(request, { text: `結果: ${result.content}` });
+  return completion(request, { toolCall: { name: 'mcp__pets__addPet', arguments: { name: 'ポチ' } } });
+}
+
+let api: Awaited<ReturnType<typeof startPetApi>>;
+let harness: Harness;
+const start = async (env: Record<string, string> = {}) => {
+  harness = await startHarness({
+    env,
+    servers: { pets: { type: 'openapi', openapi_spec: spec, openapi_base_url: api.url } },
+  });
+  harness.llm.respondWith(petModel);
+};
+beforeEach(async () => {
+  api = await startPetApi();
+});
+afterEach(async () => {
+  await harness?.close();
+  await api.close();
+});
+
+const posts = () => api.received.filter((request) => request.method === 'POST');
+
+/** Waits for the approval message in the thread and returns its ts and request id. */
+async function approvalMessage(channel: string, threadTs: string) {
+  const message = await waitFor(() =>
+    harness.slack
+      .thread(channel, threadTs)
+      .find((entry) => Array.isArray(entry.blocks) && entry.blocks.length > 0),
+  );
+  const actions = (
+    message.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>
+  ).find((block) => block.type === 'actions');
+  return { ts: message.ts, id: actions?.elements?.[0]?.value ?? '', text: JSON.stringify(message.blocks) };
+}
+
+describe('approvals in Slack', () => {
+  it('the asker approves: the POST reaches the API once; the buttons go, a second press does nothing', async () => {
+    await start();
+    const { ts } = await mentionBot(harness, 'C800', 'ポチを登録して');
+    const approval = await approvalMessage('C800', ts);
+    // Written by the host: tool, server, the arguments; the asker is named.
+    expect(approval.text).toContain('addPet');
+    expect(approval.text).toContain('pets');
+    expect(approval.text).toContain('ポチ');
+    expect(approval.text).toContain('<@UHUMAN01>');
+    expect(posts()).toHaveLength(0);
+    await harness.slack.press({
+      channel: 'C800',
+      messageTs: approval.ts,
+      actionId: approvalActions.approve,
+      value: approval.id,
+    });
+    await waitFor(() => harness.slack.thread('C800', ts).some((message) => message.text.startsWith('結果:')));
+    expect(posts()).toHaveLength(1);
+    expect(JSON.parse(posts()[0]?.body ?? '{}')).toEqual({ name: 'ポチ' });
+    const updated = harness.slack.thread('C800', ts).find((message) => message.ts === approval.ts);
+    expect(updated?.text).toMatch(/^✅ <@UHUMAN01> が/);
+    expect(updated?.blocks).toEqual([]);
+    await harness.slack.press({
+      channel: 'C800',
+      messageTs: approval.ts,
+      actionId: approvalActions.approve,
+      value: approval.id,
+    });
+    const told = await waitFor(() => harness.slack.callsOf('chat.postEphemeral')[0]);
+    expect(told.args.text).toContain('もう有効ではありません');
+    expect(posts()).toHaveLength(1);
+  }, 30_000);
+
+  it('someone else presses Approve: nothing happens and they are told why; the asker denies with a reason the model reads', async () => {
+    await start();
+    const { ts } = await mentionBot(harness, 'C801', 'ポチを登録して');
+    const approval = await approvalMessage('C801', ts);
+    await harness.slack.press({
+      channel: 'C801',
+      messageTs: approval.ts,
+      actionId: approvalActions.approve,
+      value: approval.id,
+      user: 'UOTHER99',
+    });
+    const told = await waitFor(() => harness.slack.callsOf('chat.postEphemeral')[0]);
+    expect(told.args).toMatchObject({
+      user: 'UOTHER99',
+      text: expect.stringContaining('<@UHUMAN01> さんだけ'),
+    });
+    expect(posts()).toHaveLength(0);
+    await harness.slack.press({
+      channel: 'C801',
+      messageTs: approval.ts,
+      actionId: approvalActions.denyWithReason,
+      value: approval.id,
+    });
+    await waitFor(() => harness.slack.callsOf('views.open')[0]);
+    await harness.slack.submitView({
+      callbackId: approvalActions.reasonModal,
+      privateMetadata: approval.id,
+      values: { reason: '名前はタマにして' },
+    });
+    const answer = await waitFor(() =>
+      harness.slack.thread('C801', ts).find((message) => message.text.startsWith('結果:')),
+    );
+    expect(answer.text).toContain('名前はタマにして');
+    expect(posts()).toHaveLength(0);
+    expect(harness.slack.thread('C801', ts).find((message) => message.ts === approval.ts)?.text).toMatch(
+      /^⛔ <@UHUMAN01> が.*名前はタマにして/,
+    );
+  }, 30_000);
+
+  it('expiry: the request says so, the turn goes on, and the API is never called', async () => {
+    await start({ APPROVAL_TIMEOUT_MS: '300' });
+    const { ts } = await mentionBot(harness, 'C802', 'ポチを登録して');
+    const approval = await approvalMessage('C802', ts);
+    await waitFor(() => harness.slack.thread('C802', ts).some((message) => message.text.startsWith('結果:')));
+    expect(harness.slack.thread('C802', ts).find((message) => message.ts === approval.ts)?.text).toContain(
+      '期限が切れた',
+    );
+    expect(api.received).toHaveLength(0);
+    expect(
+      harness.slack.thread('C802', ts).every((message) => message.user === botUserId || message.ts === ts),
+    ).toBe(true);
+  }, 30_000);
+});
