@@ -33,6 +33,17 @@ describe('/assistant slash command', () => {
     expect(String(reply?.text)).toContain('`kb/summarize_document` id=…');
   });
 
+  it('/assistant servers shows each server’s state and approval policy privately', async () => {
+    const before = harness.slack.responses.length;
+    await harness.slack.command('servers');
+    const reply = await waitFor(() => harness.slack.responses[before]);
+    expect(reply).toMatchObject({ response_type: 'ephemeral' });
+    expect(String(reply.text)).toContain(
+      '`weather` (stdio) — connected, 1 tools; approval: asks before any tool that is not read-only',
+    );
+    expect(String(reply.text)).toContain('`kb` (stdio) — connected');
+  });
+
   it('/assistant prompt fills the prompt and answers it in a new thread', async () => {
     await harness.slack.command('prompt answer_with_context question="how do we roll back"', {
       channel: 'C0CMD',

@@ -1,4 +1,4 @@
-import { type Logger, type McpHost, parsePromptArguments } from '@ai-assistant/host-core';
+import { type Logger, type McpHost, parsePromptArguments, type ServerStatus } from '@ai-assistant/host-core';
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Question } from '../../slack/answer.js';
 
@@ -10,9 +10,24 @@ export interface AssistantCommandDependencies {
 }
 
 export const commandUsage = [
+  '`/assistant servers` — the MCP servers: state, tools, and which tools need your approval',
   '`/assistant prompts` — list the prompts the MCP servers offer',
   '`/assistant prompt <name> key=value …` — fill a prompt and answer it in a new thread (use `server/name` when two servers share a name)',
 ].join('\n');
+
+const policyWords: Record<string, string> = {
+  auto: 'runs every tool without asking',
+  writes: 'asks before any tool that is not read-only',
+  always: 'asks before every tool',
+};
+
+/** One line per server: state, tool count, approval policy. */
+function describeServer(server: ServerStatus): string {
+  const policy = Array.isArray(server.approval)
+    ? `asks before ${server.approval.map((tool) => `\`${tool}\``).join(', ')}`
+    : (policyWords[server.approval] ?? server.approval);
+  return `• \`${server.name}\` (${server.transport}) — ${server.state}, ${server.toolCount} tools; approval: ${policy}`;
+}
 
 /** Handles `/assistant …`: lists prompts, or fills one and answers it in a new thread of the channel. */
 export function onAssistantCommand(dependencies: AssistantCommandDependencies, client: App['client']) {
@@ -21,6 +36,11 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies, c
     const say = (text: string) => respond({ response_type: 'ephemeral', text });
     const [subcommand = '', wanted = '', ...rest] = command.text.trim().split(/\s+/);
     const prompts = dependencies.mcp?.listPrompts() ?? [];
+    if (subcommand === 'servers') {
+      const servers = dependencies.mcp?.status() ?? [];
+      if (servers.length === 0) return void (await say('MCP is off: no servers are configured.'));
+      return void (await say(servers.map(describeServer).join('\n')));
+    }
     if (subcommand === 'prompts') {
       if (prompts.length === 0) return void (await say('No MCP server offers prompts (or MCP is off).'));
       const lines = prompts.map((prompt) => {
