@@ -2,6 +2,8 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
+  type ApprovalDecision,
+  type ApprovalRequest,
   type ChatEvent,
   ChatService,
   environmentSecrets,
@@ -21,6 +23,7 @@ import {
 } from '@ai-assistant/llm-providers';
 import { type DestinationStream, pino } from 'pino';
 import pretty from 'pino-pretty';
+import { approvalAnswer, approvalSummary } from './approval.js';
 import { helpText, runCommand } from './commands.js';
 
 const write = (text: string) => process.stdout.write(text);
@@ -71,19 +74,23 @@ function failure(error: unknown): string {
 
 /** The terminal chat: interactive, or one answer with --once. Returns the exit code. */
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
-  let options: { values: { once?: string; help?: boolean } };
+  let options: { values: { once?: string; yes?: boolean; help?: boolean } };
   try {
     options = parseArgs({
       args: argv,
-      options: { once: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        once: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: false,
     });
   } catch (error) {
-    note(`${(error as Error).message}\nUsage: pnpm chat [--once "question"]\n`);
+    note(`${(error as Error).message}\nUsage: pnpm chat [--once "question" [--yes]]\n`);
     return 2;
   }
   if (options.values.help) {
-    write(`Usage: pnpm chat [--once "question"]\n\n${helpText}\n`);
+    write(`Usage: pnpm chat [--once "question" [--yes]]\n\n${helpText}\n`);
     return 0;
   }
   loadDotEnv();
@@ -133,7 +140,13 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     };
 
     if (options.values.once !== undefined) {
-      const result = await chat.respond({ history: [], userMessage: options.values.once, onEvent });
+      // No one to ask: tools that need approval are refused, unless --yes approves them all.
+      const result = await chat.respond({
+        history: [],
+        userMessage: options.values.once,
+        onEvent,
+        ...(options.values.yes ? { approve: async () => ({ outcome: 'approved' as const }) } : {}),
+      });
       write(`${result.text}\n`);
       return 0;
     }
@@ -164,8 +177,19 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     });
     terminal.setPrompt('> ');
     terminal.prompt();
-    // The line iterator buffers what is typed (or piped) while an answer is being written.
-    for await (const line of terminal) {
+    // The line iterator buffers what is typed (or piped) while an answer is being written; an approval
+    // question reads its answer from it too.
+    const lines = terminal[Symbol.asyncIterator]();
+    const approve = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+      note(approvalSummary(request));
+      note('Run it? [y/N/reason] ');
+      const answer = await lines.next();
+      return approvalAnswer(answer.done ? '' : String(answer.value));
+    };
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) break;
+      const line = String(next.value);
       const command = line.trim() ? await runCommand(line, mcp) : { output: '' };
       let turn = { history, userMessage: line };
       if (command) {
@@ -185,6 +209,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
           ...turn,
           signal: current.signal,
           streamText: true,
+          approve,
           onEvent: (event) => {
             if (event.type === 'text_delta') {
               streamed = true;

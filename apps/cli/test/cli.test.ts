@@ -6,7 +6,11 @@ import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/tes
 import {
   childProcesses,
   type FakeVendor,
+  type PetApi,
+  petModel,
+  petSpec,
   startFakeVendor,
+  startPetApi,
   weatherModel,
   writeMcpConfig,
 } from '@ai-assistant/test-kit';
@@ -176,4 +180,59 @@ describe('terminal chat with the real weather server', () => {
       rmSync(configPath, { force: true });
     }
   });
+});
+
+describe('terminal chat: tools that change things wait for a yes', () => {
+  let llm: FakeVendor;
+  let api: PetApi;
+  let folder: string;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    [llm, api] = await Promise.all([startFakeVendor(), startPetApi()]);
+    llm.respondWith(petModel);
+    folder = mkdtempSync(resolve(tmpdir(), 'chat-pets-'));
+    const path = resolve(folder, 'mcp_servers.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        mcpServers: { pets: { type: 'openapi', openapi_spec: petSpec, openapi_base_url: api.url } },
+      }),
+    );
+    env = {
+      OPENAI_API_KEY: 'sk-cli-test-0123456',
+      OPENAI_BASE_URL: llm.baseURL,
+      LLM_MAX_RETRIES: '0',
+      MCP_ENABLED: 'true',
+      MCP_SERVERS_CONFIG: path,
+    };
+  });
+  afterAll(async () => {
+    await Promise.all([llm?.close(), api?.close()]);
+    rmSync(folder, { recursive: true, force: true });
+  });
+  const posts = () => api.received.filter((request) => request.method === 'POST').length;
+
+  it('the summary and "Run it? [y/N/reason]"; y runs it, a reason denies it and the model reads the reason', async () => {
+    const approved = await run([], env, 'ポチを登録して\ny\n/exit\n');
+    expect(approved.code).toBe(0);
+    expect(approved.stderr).toContain(
+      '🔐 addPet (server pets, may change or delete data) wants to run with:',
+    );
+    expect(approved.stderr).toContain('name = ポチ');
+    expect(approved.stderr).toContain('Run it? [y/N/reason]');
+    expect(posts()).toBe(1);
+    const denied = await run([], env, 'ポチを登録して\n名前はタマにして\n/exit\n');
+    expect(denied.stdout).toContain('名前はタマにして');
+    expect(posts()).toBe(1);
+  }, 30_000);
+
+  it('--once: no one to ask, so the write is refused; --yes approves it', async () => {
+    const refused = await run(['--once', 'ポチを登録して'], env);
+    expect(refused.code).toBe(0);
+    expect(refused.stdout).toContain("needs a person's approval");
+    expect(posts()).toBe(1);
+    const yes = await run(['--once', 'ポチを登録して', '--yes'], env);
+    expect(yes.code).toBe(0);
+    expect(posts()).toBe(2);
+  }, 30_000);
 });

@@ -1,69 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import { botUserId, completion, type FakeRequest } from '@ai-assistant/test-kit';
+import { botUserId, type PetApi, petModel, petSpec, startPetApi } from '@ai-assistant/test-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { approvalActions } from '../src/slack/approvals.js';
 import { type Harness, mentionBot, startHarness, waitFor } from './harness.js';
 
-/** A Petstore-like REST API on loopback that records every request it receives. */
-async function startPetApi() {
-  const received: Array<{ method: string; url: string; body: string }> = [];
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      received.push({ method: request.method ?? '', url: request.url ?? '', body });
-      response.writeHead(request.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
-      response.end(request.method === 'POST' ? body : '[]');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}/api`,
-    received,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
-const spec = {
-  openapi: '3.0.3',
-  info: { title: 'Pets', version: '1.0.0' },
-  paths: {
-    '/pets': {
-      get: { operationId: 'listPets', summary: 'List pets' },
-      post: {
-        operationId: 'addPet',
-        summary: 'Add a pet',
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-            },
-          },
-        },
-      },
-    },
-  },
-};
-
-/** The model adds a pet, then reports what the tool said. */
-function petModel(request: FakeRequest) {
-  const messages = request.body.messages as Array<{ role: string; content: string | null }>;
-  const result = messages.find((message) => message.role === 'tool');
-  if (result) return completion(request, { text: `結果: ${result.content}` });
-  return completion(request, { toolCall: { name: 'mcp__pets__addPet', arguments: { name: 'ポチ' } } });
-}
-
-let api: Awaited<ReturnType<typeof startPetApi>>;
+let api: PetApi;
 let harness: Harness;
 const start = async (env: Record<string, string> = {}) => {
   harness = await startHarness({
     env,
-    servers: { pets: { type: 'openapi', openapi_spec: spec, openapi_base_url: api.url } },
+    servers: { pets: { type: 'openapi', openapi_spec: petSpec, openapi_base_url: api.url } },
   });
   harness.llm.respondWith(petModel);
 };

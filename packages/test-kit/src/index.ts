@@ -10,6 +10,7 @@ export {
 } from './fake-slack.js';
 export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
+export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
 export { freePort } from './ports.js';
 export { childProcesses } from './processes.js';
 export { type RecordedLine, recordingLogger } from './recording-logger.js';
