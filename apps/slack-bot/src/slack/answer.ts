@@ -9,6 +9,7 @@ import { LLMProviderError } from '@ai-assistant/llm-providers';
 import type { App } from '@slack/bolt';
 import { escapeSlackText, markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
+import { assistantProgress, type Progress, placeholderProgress } from './progress.js';
 import { type BotIdentity, fetchRecent, threadToHistory } from './thread-history.js';
 
 type WebClient = App['client'];
@@ -29,6 +30,8 @@ export interface Question {
   placeholderTs?: string;
   /** Whether that placeholder says "順番待ちです…" (it changes to "考えています…" when work starts). */
   placeholderWaiting?: boolean;
+  /** `assistant`: a thread of Slack's assistant pane (status instead of a placeholder). */
+  surface?: 'assistant';
 }
 
 /** What answering needs. */
@@ -144,25 +147,8 @@ class AnswerStream {
  */
 export async function answerInThread(question: Question, dependencies: AnswerDependencies): Promise<void> {
   const { client, logger } = dependencies;
-  const where = { channel: question.channel, thread_ts: question.threadTs };
-  let placeholderTs = question.placeholderTs;
-  if (!placeholderTs) {
-    try {
-      placeholderTs = (await client.chat.postMessage({ ...where, text: '💭 考えています…' })).ts as string;
-    } catch (error) {
-      logger.error(
-        { channel: question.channel, thread: question.threadTs, slackError: slackErrorCode(error) },
-        'could not post the placeholder; the question is not answered',
-      );
-      return;
-    }
-  } else if (question.placeholderWaiting) {
-    await client.chat
-      .update({ channel: question.channel, ts: placeholderTs, text: '💭 考えています…' })
-      .catch(() => undefined);
-  }
-  const ts = placeholderTs;
-  const update = (text: string) => client.chat.update({ channel: question.channel, ts, text });
+  const progress = await startProgress(question, dependencies);
+  if (!progress) return;
   const stream = dependencies.streaming ? new AnswerStream(client, question, logger) : undefined;
   const started = Date.now();
   try {
@@ -173,10 +159,13 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       question.messageTs,
       dependencies.historyLimit,
     );
-    const history = threadToHistory(thread, dependencies.bot, question.messageTs, dependencies.historyLimit, [
-      ts,
-    ]);
-    let statusUpdate = Promise.resolve();
+    const history = threadToHistory(
+      thread,
+      dependencies.bot,
+      question.messageTs,
+      dependencies.historyLimit,
+      progress.skipTs,
+    );
     const result = await dependencies.chat.respond({
       history,
       userMessage: question.text,
@@ -185,16 +174,14 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       ...(dependencies.approve ? { approve: dependencies.approve } : {}),
       onEvent: (event) => {
         if (event.type === 'tool_start') {
-          statusUpdate = statusUpdate
-            .then(() => update(toolStatus(event)).then(() => undefined))
-            .catch(() => undefined);
+          progress.status(toolStatus(event));
         } else if (event.type === 'text_delta') {
           // Streamed text reaches Slack unconverted: escaped, so it can neither ping nor fake a link.
           stream?.push(escapeSlackText(event.text));
         }
       },
     });
-    await statusUpdate;
+    await progress.settled();
     logger.info(
       {
         channel: question.channel,
@@ -211,22 +198,53 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     if (stream) {
       await stream.stop();
       if (stream.started && !stream.failed) {
-        await client.chat.delete({ channel: question.channel, ts }).catch(() => undefined);
+        await progress.discard();
         return;
       }
     }
-    const [first, ...rest] = splitMessage(markdownToMrkdwn(result.text.trim() || '（回答が空でした）'));
-    await update(first ?? '');
-    for (const part of rest) await client.chat.postMessage({ ...where, text: part });
+    await progress.finish(splitMessage(markdownToMrkdwn(result.text.trim() || '（回答が空でした）')));
   } catch (error) {
     const shuttingDown = dependencies.shuttingDown?.() ?? false;
     logger.error({ channel: question.channel, thread: question.threadTs, error }, 'answer failed');
     await stream?.stop().catch(() => undefined);
-    await update(failureText(error, shuttingDown)).catch((updateError: unknown) => {
+    await progress.fail(failureText(error, shuttingDown)).catch((updateError: unknown) => {
       logger.error(
         { slackError: slackErrorCode(updateError), error: updateError },
         'could not post the failure message either',
       );
     });
   }
+}
+
+/**
+ * How this thread shows progress: the assistant pane's status, or a placeholder message (posted now
+ * unless one was posted on arrival). Undefined when not even the placeholder could be posted.
+ */
+async function startProgress(
+  question: Question,
+  dependencies: AnswerDependencies,
+): Promise<Progress | undefined> {
+  const { client, logger } = dependencies;
+  const { channel, threadTs } = question;
+  if (question.surface === 'assistant') {
+    const progress = assistantProgress(client, logger, channel, threadTs);
+    progress.status('考えています…');
+    return progress;
+  }
+  let ts = question.placeholderTs;
+  if (!ts) {
+    try {
+      ts = (await client.chat.postMessage({ channel, thread_ts: threadTs, text: '💭 考えています…' }))
+        .ts as string;
+    } catch (error) {
+      logger.error(
+        { channel, thread: threadTs, slackError: slackErrorCode(error) },
+        'could not post the placeholder; the question is not answered',
+      );
+      return undefined;
+    }
+  } else if (question.placeholderWaiting) {
+    await client.chat.update({ channel, ts, text: '💭 考えています…' }).catch(() => undefined);
+  }
+  return placeholderProgress(client, channel, threadTs, ts);
 }
