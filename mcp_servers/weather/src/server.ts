@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import { JmaClient, type JmaClientOptions } from './jma/client.js';
 import { type Logger, silentLogger } from './log.js';
 import { version } from './version.js';
@@ -38,6 +39,23 @@ export function createServer(options: WeatherServerOptions = {}): McpServer {
     },
     createGetWeather({ jma, now, logger: options.logger ?? silentLogger }),
   );
+  // Questions a host can offer people as suggestions (e.g. in Slack's assistant pane).
+  for (const [name, title, text] of [
+    ['weather_today', '東京の今日の天気は？', (place: string) => `${place}の今日の天気は？`],
+    ['umbrella_today', '今日は傘が必要？', (place: string) => `${place}で今日は傘が必要？`],
+  ] as const) {
+    server.registerPrompt(
+      name,
+      {
+        title,
+        description: `${title}（場所を変えられます）`,
+        argsSchema: { location: z.string().optional().describe('日本国内の地名（既定: 東京）') },
+      },
+      ({ location }) => ({
+        messages: [{ role: 'user', content: { type: 'text', text: text(location?.trim() || '東京') } }],
+      }),
+    );
+  }
   return server;
 }
 

@@ -44,6 +44,21 @@ export function weatherServerScenarios(title: string, connect: () => Promise<Con
       expect(tool?.outputSchema?.properties).toHaveProperty('days');
     });
 
+    it('offers suggestion prompts: 東京の今日の天気は？ and 今日は傘が必要？, with the place changeable', async () => {
+      const { prompts } = await connection.client.listPrompts();
+      expect(prompts.map((prompt) => [prompt.name, prompt.title])).toEqual([
+        ['weather_today', '東京の今日の天気は？'],
+        ['umbrella_today', '今日は傘が必要？'],
+      ]);
+      const tokyo = await connection.client.getPrompt({ name: 'weather_today', arguments: {} });
+      expect(tokyo.messages[0]?.content).toEqual({ type: 'text', text: '東京の今日の天気は？' });
+      const osaka = await connection.client.getPrompt({
+        name: 'umbrella_today',
+        arguments: { location: '大阪' },
+      });
+      expect(osaka.messages[0]?.content).toEqual({ type: 'text', text: '大阪で今日は傘が必要？' });
+    });
+
     it('today: text with today and tomorrow, the report time and the precipitation blocks', async () => {
       const result = await call({ location: '東京' });
       expect(result.isError).toBeFalsy();

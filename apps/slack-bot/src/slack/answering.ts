@@ -1,6 +1,7 @@
 import type { ApprovalDecision, ApprovalRequest, Logger } from '@ai-assistant/host-core';
 import { type AnswerDependencies, answerInThread, type Question, slackErrorCode } from './answer.js';
 import type { SlackApprovals } from './approvals.js';
+import { assistantCall } from './progress.js';
 import type { ThreadMemory } from './thread-memory.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -36,22 +37,32 @@ export class Answering {
     if (!queue.accepting) return false;
     this.options.threads.remember(question.channel, question.threadTs);
     const waiting = queue.wouldWait(key);
-    const placeholder = client.chat
-      .postMessage({
-        channel: question.channel,
-        thread_ts: question.threadTs,
-        text: waiting ? waitingText : thinkingText,
-      })
-      .then(
-        (posted) => posted.ts,
-        (error: unknown) => {
-          logger.error(
-            { channel: question.channel, thread: question.threadTs, slackError: slackErrorCode(error) },
-            'could not post the placeholder',
-          );
-          return undefined;
-        },
-      );
+    const placeholder =
+      question.surface === 'assistant'
+        ? // The assistant pane shows a status instead of a placeholder message.
+          assistantCall(logger, 'assistant.threads.setStatus', () =>
+            client.assistant.threads.setStatus({
+              channel_id: question.channel,
+              thread_ts: question.threadTs,
+              status: waiting ? '順番待ちです…' : '考えています…',
+            }),
+          ).then(() => undefined)
+        : client.chat
+            .postMessage({
+              channel: question.channel,
+              thread_ts: question.threadTs,
+              text: waiting ? waitingText : thinkingText,
+            })
+            .then(
+              (posted) => posted.ts,
+              (error: unknown) => {
+                logger.error(
+                  { channel: question.channel, thread: question.threadTs, slackError: slackErrorCode(error) },
+                  'could not post the placeholder',
+                );
+                return undefined;
+              },
+            );
     return queue.push(key, async () => {
       const placeholderTs = await placeholder;
       const deadline = new Deadline(this.options.answerTimeoutMs);
