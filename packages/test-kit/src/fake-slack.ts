@@ -57,6 +57,8 @@ export interface FakeSlack {
   /** The thread's messages as stored. */
   thread(channel: string, threadTs: string): StoredMessage[];
   callsOf(method: string): ApiCall[];
+  /** The locale `users.info` reports for a person (default ja-JP). */
+  setLocale(user: string, locale: string): void;
   /** Makes a method fail with an error code (once per entry). */
   failNext(method: string, error: string): void;
   connected(): Promise<void>;
@@ -109,6 +111,7 @@ export async function startFakeSlack({
   const acks: string[] = [];
   const channels = new Map<string, StoredMessage[]>();
   const failures: Array<[string, string]> = [];
+  const userLocales = new Map<string, string>();
   let clock = 1_700_000_000;
   const nextTs = () => `${++clock}.000100`;
   const messages = (channel: string) => {
@@ -169,6 +172,23 @@ export async function startFakeSlack({
         if (method === 'chat.update') stored.blocks = Array.isArray(args.blocks) ? args.blocks : [];
         return { ok: true, channel, ts: stored.ts };
       }
+      case 'assistant.threads.setStatus':
+      case 'assistant.threads.setSuggestedPrompts':
+      case 'assistant.threads.setTitle':
+        // As Slack: these name the assistant thread by channel_id and thread_ts.
+        if (!args.channel_id || !args.thread_ts) return { ok: false, error: 'invalid_arguments' };
+        if (method === 'assistant.threads.setStatus' && typeof args.status !== 'string')
+          return { ok: false, error: 'invalid_arguments' };
+        return { ok: true };
+      case 'users.info':
+        return {
+          ok: true,
+          user: {
+            id: args.user,
+            name: String(args.user),
+            ...(args.include_locale ? { locale: userLocales.get(String(args.user)) ?? 'ja-JP' } : {}),
+          },
+        };
       case 'chat.postEphemeral':
         return { ok: true, message_ts: nextTs() };
       case 'views.open':
@@ -301,6 +321,9 @@ export async function startFakeSlack({
     calls,
     acks,
     say,
+    setLocale(user, locale) {
+      userLocales.set(user, locale);
+    },
     seedThread(channel, replies, options = {}) {
       const root = say(channel, 'a long thread', options);
       for (let index = 0; index < replies; index++)

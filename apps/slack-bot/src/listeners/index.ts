@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { register as registerAssistant } from './assistant/assistant.js';
 import {
   type AssistantCommandDependencies,
   register as registerAssistantCommand,
@@ -14,6 +15,12 @@ export function registerListeners(
   app: App,
   dependencies: { events: ListenerDependencies; commands: AssistantCommandDependencies },
 ): void {
+  // The assistant pane first: its DM-thread messages are its own, the rest goes on to the listeners below.
+  registerAssistant(app, {
+    events: dependencies.events,
+    mcp: dependencies.commands.mcp,
+    logger: dependencies.commands.logger,
+  });
   registerAppMention(app, dependencies.events);
   registerMessage(app, dependencies.events);
   registerAssistantCommand(app, dependencies.commands);

@@ -228,7 +228,8 @@ async function startProgress(
   const { channel, threadTs } = question;
   if (question.surface === 'assistant') {
     const progress = assistantProgress(client, logger, channel, threadTs);
-    progress.status('考えています…');
+    // The status said "考えています…" on arrival; it changes only if it said "順番待ちです…".
+    if (question.placeholderWaiting) progress.status('考えています…');
     return progress;
   }
   let ts = question.placeholderTs;

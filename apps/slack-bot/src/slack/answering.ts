@@ -1,7 +1,7 @@
 import type { ApprovalDecision, ApprovalRequest, Logger } from '@ai-assistant/host-core';
 import { type AnswerDependencies, answerInThread, type Question, slackErrorCode } from './answer.js';
 import type { SlackApprovals } from './approvals.js';
-import { assistantCall } from './progress.js';
+import { assistantStatus } from './progress.js';
 import type { ThreadMemory } from './thread-memory.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -40,12 +40,12 @@ export class Answering {
     const placeholder =
       question.surface === 'assistant'
         ? // The assistant pane shows a status instead of a placeholder message.
-          assistantCall(logger, 'assistant.threads.setStatus', () =>
-            client.assistant.threads.setStatus({
-              channel_id: question.channel,
-              thread_ts: question.threadTs,
-              status: waiting ? '順番待ちです…' : '考えています…',
-            }),
+          assistantStatus(
+            client,
+            logger,
+            question.channel,
+            question.threadTs,
+            waiting ? '順番待ちです…' : '考えています…',
           ).then(() => undefined)
         : client.chat
             .postMessage({
@@ -86,7 +86,11 @@ export class Answering {
         : undefined;
       try {
         await answerInThread(
-          { ...question, ...(placeholderTs ? { placeholderTs, placeholderWaiting: waiting } : {}) },
+          {
+            ...question,
+            ...(placeholderTs ? { placeholderTs } : {}),
+            placeholderWaiting: waiting,
+          },
           {
             ...this.options,
             bot: this.options.bot(),

@@ -47,6 +47,24 @@ export function placeholderProgress(
   };
 }
 
+/** When each assistant thread's status was last set: the one-call-a-second budget is per thread. */
+const lastStatusAt = new Map<string, number>();
+
+/** Sets an assistant thread's status now (the first word when a question arrives), within the budget. */
+export function assistantStatus(
+  client: WebClient,
+  logger: Logger,
+  channel: string,
+  threadTs: string,
+  status: string,
+): Promise<void> {
+  lastStatusAt.set(`${channel}:${threadTs}`, Date.now());
+  if (lastStatusAt.size > 10_000) lastStatusAt.delete(lastStatusAt.keys().next().value as string);
+  return assistantCall(logger, 'assistant.threads.setStatus', () =>
+    client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status }),
+  );
+}
+
 /** Teams whose workspace refused an assistant call: logged once each, never again. */
 const refusedOnce = new Set<string>();
 
@@ -82,12 +100,12 @@ export function assistantProgress(
   threadTs: string,
   intervalMs = 1000,
 ): Progress {
-  let last = 0;
+  const thread = `${channel}:${threadTs}`;
   let pending: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let sending = Promise.resolve();
   const send = (status: string) => {
-    last = Date.now();
+    lastStatusAt.set(thread, Date.now());
     sending = sending.then(() =>
       assistantCall(logger, 'assistant.threads.setStatus', () =>
         client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status }),
@@ -115,7 +133,7 @@ export function assistantProgress(
     skipTs: [],
     status(text) {
       pending = text;
-      const wait = last + intervalMs - Date.now();
+      const wait = (lastStatusAt.get(thread) ?? 0) + intervalMs - Date.now();
       if (wait <= 0 && !timer) flush();
       else timer ??= setTimeout(flush, Math.max(0, wait));
     },

@@ -32,6 +32,7 @@ export function promptsOf(connections: Connection[]): PromptEntry[] {
     connection.prompts.map((prompt) => ({
       server: connection.config.name,
       name: prompt.name,
+      ...(prompt.title ? { title: prompt.title } : {}),
       ...(prompt.description ? { description: prompt.description } : {}),
       arguments: (prompt.arguments ?? []).map((argument) => ({
         name: argument.name,

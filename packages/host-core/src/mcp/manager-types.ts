@@ -76,6 +76,8 @@ export interface ResourceTemplateEntry {
 export interface PromptEntry {
   server: string;
   name: string;
+  /** Its human-readable title, when the server gives one. */
+  title?: string;
   description?: string;
   arguments: Array<{ name: string; description?: string; required?: boolean }>;
 }

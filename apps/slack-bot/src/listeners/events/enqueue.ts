@@ -39,14 +39,19 @@ function teamId(body: unknown): string | undefined {
 }
 
 /** Queues a question unless Slack already delivered this event. */
-export function enqueue(dependencies: ListenerDependencies, body: unknown, event: MessageEventLike): void {
+export function enqueue(
+  dependencies: ListenerDependencies,
+  body: unknown,
+  event: MessageEventLike,
+  extra: Pick<Question, 'surface'> = {},
+): boolean {
   const id = eventId(body) ?? `${event.channel}:${event.ts}`;
   if (!dependencies.deduper.firstTime(id)) {
     dependencies.logger.debug({ eventId: id }, 'duplicate event dropped');
-    return;
+    return false;
   }
   const text = stripMention(event.text ?? '', dependencies.bot().userId);
-  if (!text) return;
+  if (!text) return false;
   const question: Question = {
     channel: event.channel,
     threadTs: event.thread_ts ?? event.ts,
@@ -54,9 +59,11 @@ export function enqueue(dependencies: ListenerDependencies, body: unknown, event
     text,
     ...(event.user ? { user: event.user } : {}),
     ...(teamId(body) ? { team: teamId(body) } : {}),
+    ...extra,
   };
-  if (!dependencies.accept(question))
-    dependencies.logger.warn({ eventId: id }, 'shutting down; event not answered');
+  if (dependencies.accept(question)) return true;
+  dependencies.logger.warn({ eventId: id }, 'shutting down; event not answered');
+  return false;
 }
 
 /** Reads a Slack event (of any message subtype) as the fields the listeners use. */
