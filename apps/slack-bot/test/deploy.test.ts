@@ -45,15 +45,7 @@ describe('the deploy folder (what the Docker image contains)', () => {
     const exited = bot.exited;
     try {
       await slack.connected();
-      const ts = slack.say('C1', `<@${botUserId}> 東京の天気を教えて`);
-      await slack.push({
-        type: 'app_mention',
-        channel: 'C1',
-        user: 'UHUMAN01',
-        text: `<@${botUserId}> 東京の天気を教えて`,
-        ts,
-        event_ts: ts,
-      });
+      const { ts } = await slack.mention('C1', '東京の天気を教えて');
       const answer = await waitFor(
         () =>
           slack.thread('C1', ts).find((message) => message.user === botUserId && /晴れ/.test(message.text)),

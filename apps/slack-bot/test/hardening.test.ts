@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { botUserId, completion, streamedText } from '@ai-assistant/test-kit';
+import { completion, listenOnLoopback, streamedText } from '@ai-assistant/test-kit';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { markdownToMrkdwn } from '../src/format/slack-text.js';
@@ -19,9 +19,7 @@ async function startQuotingServer(): Promise<{ url: string; server: Server }> {
     response.writeHead(401, { 'content-type': 'text/plain' });
     response.end(`unauthorized: you sent "${incoming.headers.authorization}"`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`, server };
+  return { url: `${await listenOnLoopback(server)}/mcp`, server };
 }
 
 /** A stdio server printing its ${UPSTREAM_TOKEN} to stderr, and an HTTP server quoting its bearer back. */
@@ -200,16 +198,7 @@ describe('hardening 4: model and tool text can never ping the channel or spoof a
   afterEach(() => harness?.close());
 
   async function ask(text: string) {
-    const ts = harness.slack.say('C400', `<@${botUserId}> ${text}`);
-    await harness.slack.push({
-      type: 'app_mention',
-      channel: 'C400',
-      user: 'UHUMAN01',
-      text: `<@${botUserId}> ${text}`,
-      ts,
-      event_ts: ts,
-    });
-    return ts;
+    return (await harness.slack.mention('C400', text)).ts;
   }
   const posted = () =>
     harness.slack.calls
@@ -327,15 +316,7 @@ describe('hardening: no secret reaches logs, /healthz or Slack, whatever path it
           if (result) return completion(request, { text: `The API said: ${result.content}` });
           return completion(request, { toolCall: { name: 'mcp__api__whoami', arguments: {} } });
         });
-        const ts = harness.slack.say('C500', `<@${botUserId}> who am I?`);
-        await harness.slack.push({
-          type: 'app_mention',
-          channel: 'C500',
-          user: 'UHUMAN01',
-          text: `<@${botUserId}> who am I?`,
-          ts,
-          event_ts: ts,
-        });
+        await harness.slack.mention('C500', 'who am I?');
         await waitFor(() =>
           harness.slack.calls.some((call) =>
             (String(call.args.text ?? '') + streamedText(call.args)).includes('youSent'),

@@ -140,20 +140,8 @@ export function answered(harness: Harness, channel: string, threadTs: string, co
 }
 
 /** Posts "@bot text" (in a thread when given) and delivers its app_mention event; returns its ts. */
-export async function mentionBot(harness: Harness, channel: string, text: string, threadTs?: string) {
-  const full = `${mention} ${text}`;
-  const ts = harness.slack.say(channel, full, threadTs ? { threadTs } : {});
-  const thread = threadTs ? { thread_ts: threadTs } : {};
-  const envelope = await harness.slack.push({
-    type: 'app_mention',
-    channel,
-    user: 'UHUMAN01',
-    text: full,
-    ts,
-    event_ts: ts,
-    ...thread,
-  });
-  return { ts, envelope };
+export function mentionBot(harness: Harness, channel: string, text: string, threadTs?: string) {
+  return harness.slack.mention(channel, text, threadTs ? { threadTs } : {});
 }
 
 /** Posts a plain message (a DM, or a reply in a thread) and delivers its `message` event. */

@@ -48,15 +48,7 @@ describe('the built app as a process', () => {
       // The app connects MCP before it opens the socket: the weather server is running now.
       const childPids = await descendantsOf(child.pid as number);
       expect(childPids.length).toBeGreaterThan(0);
-      const ts = slack.say('C1', `<@${botUserId}> 東京の天気を教えて`);
-      await slack.push({
-        type: 'app_mention',
-        channel: 'C1',
-        user: 'UHUMAN01',
-        text: `<@${botUserId}> 東京の天気を教えて`,
-        ts,
-        event_ts: ts,
-      });
+      const { ts } = await slack.mention('C1', '東京の天気を教えて');
       await waitFor(() => llm.requests.length >= 1);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -13,6 +13,7 @@ import {
   eventually,
   everythingEntry,
   fixtures,
+  listenOnLoopback,
   nodeServer,
   recordingLogger,
   remoteServer,
@@ -286,14 +287,12 @@ describe('server-everything over Streamable HTTP and SSE', () => {
       response.writeHead(request.url?.startsWith('/private') ? 401 : 404, { 'content-type': 'text/plain' });
       response.end('no');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
+    const base = await listenOnLoopback(server);
     try {
       const mcp = manager({ connectTimeoutMs: 3000 });
       await mcp.connect([
-        remoteServer('missing', 'http', `http://127.0.0.1:${port}/mcp`),
-        remoteServer('private', 'http', `http://127.0.0.1:${port}/private/mcp`, {
+        remoteServer('missing', 'http', `${base}/mcp`),
+        remoteServer('private', 'http', `${base}/private/mcp`, {
           headers: { Authorization: 'Bearer nope' },
         }),
       ]);

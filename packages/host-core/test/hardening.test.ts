@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { Redactor } from '../src/redaction.js';
-import { fixtures, recordingLogger } from './helpers.js';
+import { fixtures, listenOnLoopback, recordingLogger } from './helpers.js';
 
 /** A loopback REST API that logs every request and lets each test decide the answer. */
 async function startApi(answer: (request: IncomingMessage) => { status: number; body: string | Buffer }) {
@@ -19,9 +19,7 @@ async function startApi(answer: (request: IncomingMessage) => { status: number; 
     response.writeHead(status, { 'content-type': 'application/json' });
     response.end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const base = await listenOnLoopback(server);
   return {
     base,
     seen,
@@ -226,9 +224,7 @@ describe('hardening 6: HTTP responses are read under a byte cap', () => {
         );
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    base = await listenOnLoopback(server);
   });
   afterAll(() => {
     server.closeAllConnections();

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { freePort, recordingLogger, weatherEntry } from '@ai-assistant/test-kit';
+import { freePort, listenOnLoopback, recordingLogger, weatherEntry } from '@ai-assistant/test-kit';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from '../src/config/mcp-config.js';
@@ -47,7 +47,7 @@ export function remoteServer(
   return { name, transport, url, headers: {}, timeoutMs: 30_000, disabled: false, ...extra };
 }
 
-export { freePort, recordingLogger, weatherEntry };
+export { freePort, listenOnLoopback, recordingLogger, weatherEntry };
 
 /** Starts server-everything over HTTP (`streamableHttp`) or SSE; resolves once it listens. */
 export async function startEverything(
@@ -114,10 +114,9 @@ export async function startStatelessServer(
     await mcp.connect(transport);
     await transport.handleRequest(request, response);
   });
-  await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
-  const address = server.address();
+  const base = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`,
+    url: `${base}/mcp`,
     close: () => {
       server.closeAllConnections();
       server.close();

@@ -5,7 +5,7 @@ import { ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { McpToolCredentialsError } from '../src/mcp/errors.js';
-import { fixtures, recordingLogger } from './helpers.js';
+import { fixtures, listenOnLoopback, recordingLogger } from './helpers.js';
 import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 const configFile = join(fixtures, 'mcp_servers.json');
@@ -148,9 +148,7 @@ describe('openapi: the Petstore over loopback', () => {
       }
       send(404, { message: 'no such route' });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/v3`;
+    baseUrl = `${await listenOnLoopback(server)}/api/v3`;
   });
   afterAll(() => {
     server.closeAllConnections();

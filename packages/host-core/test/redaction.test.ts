@@ -5,7 +5,7 @@ import { ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { Redactor } from '../src/redaction.js';
-import { fixtures, recordingLogger } from './helpers.js';
+import { fixtures, listenOnLoopback, recordingLogger } from './helpers.js';
 import { ScriptedProvider } from './scripted-provider.js';
 
 const secrets = {
@@ -26,9 +26,7 @@ describe('no secret reaches a log line, an error or a tool result', () => {
       response.writeHead(request.url?.startsWith('/mcp') ? 401 : 500, { 'content-type': 'text/plain' });
       response.end(`rejected ${quoted} ${request.url}`);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    base = await listenOnLoopback(server);
   });
   afterAll(() => {
     server.closeAllConnections();

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { listenOnLoopback } from './ports.js';
 
 /** One Web API call the app made. */
 export interface ApiCall {
@@ -50,6 +51,15 @@ export interface FakeSlack {
     values: Record<string, string>;
     user?: string;
   }): Promise<string>;
+  /**
+   * A person writes "<@bot> text" in a channel (in a thread when given) and Slack delivers its
+   * `app_mention`; returns the message's ts and the envelope id.
+   */
+  mention(
+    channel: string,
+    text: string,
+    options?: { threadTs?: string; user?: string },
+  ): Promise<{ ts: string; envelope: string }>;
   /** Delivers a `/assistant` slash command over Socket Mode. */
   command(text: string, options?: { channel?: string; user?: string }): Promise<string>;
   /** What the app posted to slash commands' response_url. */
@@ -275,9 +285,7 @@ export async function startFakeSlack({
     for (const resolve of onConnected) resolve();
     onConnected = [];
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const port = Number(new URL(await listenOnLoopback(server)).port);
   let envelopeCount = 0;
   const send = async (type: string, payload: Record<string, unknown>, retryAttempt = 0) => {
     await connected();
@@ -296,6 +304,21 @@ export async function startFakeSlack({
 
   const connected = () =>
     sockets.size > 0 ? Promise.resolve() : new Promise<void>((resolve) => onConnected.push(resolve));
+
+  const push: FakeSlack['push'] = (event, options = {}) =>
+    send(
+      'events_api',
+      {
+        token: 'verification',
+        team_id: 'T0001',
+        api_app_id: 'A0001',
+        type: 'event_callback',
+        event_id: options.eventId ?? `Ev${envelopeCount + 1}`,
+        event_time: 1,
+        event,
+      },
+      options.retryAttempt ?? 0,
+    );
 
   /** The fields every interaction payload carries about who acted, and where. */
   const interactionBy = (user: string) => ({
@@ -330,21 +353,21 @@ export async function startFakeSlack({
         say(channel, `reply ${index + 1}`, { ...options, threadTs: root });
       return root;
     },
-    push(event, options = {}) {
-      const eventId = options.eventId ?? `Ev${envelopeCount + 1}`;
-      return send(
-        'events_api',
-        {
-          token: 'verification',
-          team_id: 'T0001',
-          api_app_id: 'A0001',
-          type: 'event_callback',
-          event_id: eventId,
-          event_time: 1,
-          event,
-        },
-        options.retryAttempt ?? 0,
-      );
+    push,
+    async mention(channel, text, options = {}) {
+      const full = `<@${botUserId}> ${text}`;
+      const user = options.user ?? 'UHUMAN01';
+      const ts = say(channel, full, { user, ...(options.threadTs ? { threadTs: options.threadTs } : {}) });
+      const envelope = await push({
+        type: 'app_mention',
+        channel,
+        user,
+        text: full,
+        ts,
+        event_ts: ts,
+        ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+      });
+      return { ts, envelope };
     },
     press({ channel, messageTs, actionId, value, user = 'UHUMAN01' }) {
       const message = messages(channel).find((entry) => entry.ts === messageTs);

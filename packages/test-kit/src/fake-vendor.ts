@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { listenOnLoopback } from './ports.js';
 import { checkVendorRules } from './vendor-rules.js';
 
 /** One scripted answer: JSON, a raw SSE body, or no answer at all. */
@@ -58,11 +59,9 @@ export async function startFakeVendor(pathPrefix = '/v1'): Promise<FakeVendor> {
       response.end(JSON.stringify(next.json ?? {}));
     });
   });
-  await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const base = await listenOnLoopback(server);
   return {
-    baseURL: `http://127.0.0.1:${port}${pathPrefix}`,
+    baseURL: `${base}${pathPrefix}`,
     requests,
     reply: (...replies) => queue.push(...replies),
     respondWith: (next) => {

@@ -11,7 +11,7 @@ export {
 export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
 export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
-export { freePort } from './ports.js';
+export { freePort, listenOnLoopback } from './ports.js';
 export { childProcesses } from './processes.js';
 export { type RecordedLine, recordingLogger } from './recording-logger.js';
 export { completion, weatherModel } from './weather-model.js';

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { FakeRequest } from './fake-vendor.js';
+import { listenOnLoopback } from './ports.js';
 import { completion } from './weather-model.js';
 
 /** A REST API on loopback and what it received. */
@@ -23,11 +24,9 @@ export async function startPetApi(): Promise<PetApi> {
       response.end(request.method === 'POST' ? body : '[]');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const base = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}/api`,
+    url: `${base}/api`,
     received,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
