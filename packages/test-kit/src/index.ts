@@ -12,6 +12,7 @@ export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } fr
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
 export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
 export { freePort, listenOnLoopback } from './ports.js';
+export { postgresBinaries, startPostgres, type TestPostgres } from './postgres.js';
 export { childProcesses } from './processes.js';
 export { type RecordedLine, recordingLogger } from './recording-logger.js';
 export { completion, weatherModel } from './weather-model.js';

@@ -1,0 +1,43 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from './schema.js';
+
+/** Which database the store runs on. */
+export type Engine = 'pglite' | 'postgres';
+
+/** A connected database and how to close it. */
+export interface Connected {
+  db: Kysely<Database>;
+  engine: Engine;
+}
+
+/**
+ * PostgreSQL through `pg` when a URL is given (production, replicas), else PGlite with its files in
+ * `DATA_DIR/pglite`. Both load only when chosen.
+ */
+export async function connectDatabase(options: {
+  databaseUrl?: string;
+  dataDir: string;
+}): Promise<Connected> {
+  if (options.databaseUrl) {
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      connectionTimeoutMillis: 5000,
+    });
+    // An idle client that loses its server must not take the process down.
+    pool.on('error', () => {});
+    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), engine: 'postgres' };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { pglitePool } = await import('./pglite-pool.js');
+  const folder = join(options.dataDir, 'pglite');
+  await mkdir(folder, { recursive: true });
+  const database = await PGlite.create(folder);
+  return {
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: pglitePool(database) }) }),
+    engine: 'pglite',
+  };
+}

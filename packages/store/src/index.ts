@@ -1,0 +1,11 @@
+export type { Engine } from './engines.js';
+export { CredentialKeyError, Keyring, keyFileName, keyIdOf, keyVariable, newKey } from './keyring.js';
+export { type StoreLogger, silentStoreLogger } from './logger.js';
+export {
+  type CredentialInfo,
+  defaultDataDir,
+  openStore,
+  type PersonCredentials,
+  Store,
+  type StoreOptions,
+} from './store.js';

@@ -1,0 +1,71 @@
+import { type Kysely, sql } from 'kysely';
+import { type Migration, Migrator } from 'kysely/migration';
+
+/**
+ * The schema, written once for PostgreSQL (PGlite is PostgreSQL too). Never edit a migration that has
+ * shipped: add the next one.
+ */
+const migrations: Record<string, Migration> = {
+  '0001_workspaces_and_credentials': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('workspaces')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('enterprise_id', 'text')
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema
+        .createTable('workspace_servers')
+        .addColumn('workspace_id', 'text', (column) =>
+          column.notNull().references('workspaces.id').onDelete('cascade'),
+        )
+        .addColumn('server', 'text', (column) => column.notNull())
+        .addColumn('enabled', 'boolean', (column) => column.notNull())
+        .addColumn('changed_by', 'text')
+        .addColumn('updated_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .addPrimaryKeyConstraint('workspace_servers_pk', ['workspace_id', 'server'])
+        .execute();
+      await db.schema
+        .createTable('user_credentials')
+        .addColumn('workspace_id', 'text', (column) =>
+          column.notNull().references('workspaces.id').onDelete('cascade'),
+        )
+        .addColumn('user_id', 'text', (column) => column.notNull())
+        .addColumn('server', 'text', (column) => column.notNull())
+        .addColumn('secret', 'text', (column) => column.notNull())
+        .addColumn('key_id', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .addColumn('updated_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .addColumn('last_used_at', 'timestamptz')
+        .addPrimaryKeyConstraint('user_credentials_pk', ['workspace_id', 'user_id', 'server'])
+        .execute();
+      await db.schema.createIndex('user_credentials_key').on('user_credentials').column('key_id').execute();
+    },
+  },
+};
+
+/**
+ * Brings the schema up to date. Kysely's migrator holds a PostgreSQL advisory lock while it runs, so
+ * replicas starting together migrate once and the others wait, then find nothing to do.
+ */
+export async function migrate(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'store_migrations',
+    migrationLockTableName: 'store_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    throw new Error(
+      `store migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return (results ?? [])
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
+}

@@ -1,0 +1,279 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { type Kysely, sql } from 'kysely';
+import { connectDatabase, type Engine } from './engines.js';
+import { CredentialKeyError, type Keyring, loadKeyring } from './keyring.js';
+import { type StoreLogger, silentStoreLogger } from './logger.js';
+import { migrate } from './migrations.js';
+import type { Database } from './schema.js';
+
+/** Options of {@link openStore}. */
+export interface StoreOptions {
+  /** PostgreSQL connection string; without it the embedded PGlite is used. */
+  databaseUrl?: string;
+  /** Where PGlite's files and the embedded key file live (default: `.data/` at the repository root). */
+  dataDir?: string;
+  /** Where `ASSISTANT_ENCRYPTION_KEY` is read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  logger?: StoreLogger;
+}
+
+/** One stored credential, without its secret. */
+export interface CredentialInfo {
+  server: string;
+  createdAt: Date;
+  updatedAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A person's credentials for a turn: what could be read, and what could not (with why). */
+export interface PersonCredentials {
+  /** Server name → secret. */
+  secrets: Record<string, string>;
+  unreadable: CredentialKeyError[];
+}
+
+/** `.data/` beside the nearest `pnpm-workspace.yaml` above `from`, else in `from`. */
+export function defaultDataDir(from: string = process.cwd()): string {
+  let folder = resolve(from);
+  for (;;) {
+    if (existsSync(join(folder, 'pnpm-workspace.yaml'))) return join(folder, '.data');
+    const parent = dirname(folder);
+    if (parent === folder) return join(resolve(from), '.data');
+    folder = parent;
+  }
+}
+
+const contextOf = (workspace: string, user: string, server: string) =>
+  `credential:${workspace}:${user}:${server}`;
+
+/** Marking a credential used more often than this would write on every turn. */
+const lastUsedGranularityMs = 60_000;
+
+/**
+ * The assistant's database: workspaces, which catalog servers each has enabled, and each person's
+ * credentials per server, encrypted with AES-256-GCM. Open with {@link openStore}.
+ */
+export class Store {
+  private readonly pending = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly engine: Engine,
+    private readonly keyring: Keyring,
+    private readonly logger: StoreLogger,
+    /** The embedded key file, when the keys came from one. */
+    readonly keyFile?: string,
+  ) {}
+
+  /** Records a workspace (idempotent). */
+  async ensureWorkspace(workspace: string, enterpriseId?: string): Promise<void> {
+    await this.db
+      .insertInto('workspaces')
+      .values({ id: workspace, enterprise_id: enterpriseId ?? null })
+      .onConflict((conflict) =>
+        enterpriseId
+          ? conflict.column('id').doUpdateSet({ enterprise_id: enterpriseId })
+          : conflict.column('id').doNothing(),
+      )
+      .execute();
+  }
+
+  /** Stores (or replaces) a person's secret for a server, encrypted. */
+  async putCredential(workspace: string, user: string, server: string, plain: string): Promise<void> {
+    await this.ensureWorkspace(workspace);
+    const { secret, keyId } = this.keyring.encrypt(plain, contextOf(workspace, user, server));
+    await this.db
+      .insertInto('user_credentials')
+      .values({ workspace_id: workspace, user_id: user, server, secret, key_id: keyId })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['workspace_id', 'user_id', 'server'])
+          .doUpdateSet({ secret, key_id: keyId, updated_at: sql`now()`, last_used_at: null }),
+      )
+      .execute();
+  }
+
+  /** Deletes a person's secret for a server; whether there was one. */
+  async deleteCredential(workspace: string, user: string, server: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('user_credentials')
+      .where('workspace_id', '=', workspace)
+      .where('user_id', '=', user)
+      .where('server', '=', server)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  /** The servers a person has a credential for, with dates (never the secrets). */
+  async listCredentials(workspace: string, user: string): Promise<CredentialInfo[]> {
+    const rows = await this.db
+      .selectFrom('user_credentials')
+      .select(['server', 'created_at', 'updated_at', 'last_used_at'])
+      .where('workspace_id', '=', workspace)
+      .where('user_id', '=', user)
+      .orderBy('server')
+      .execute();
+    return rows.map((row) => ({
+      server: row.server,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      lastUsedAt: row.last_used_at,
+    }));
+  }
+
+  /**
+   * Every secret of one person in one workspace, decrypted, for one turn. A row the keys cannot open
+   * is reported (naming its server), never returned. Marks them used (at most once a minute, after the answer).
+   */
+  async credentialsOf(workspace: string, user: string): Promise<PersonCredentials> {
+    const rows = await this.db
+      .selectFrom('user_credentials')
+      .select(['server', 'secret', 'last_used_at'])
+      .where('workspace_id', '=', workspace)
+      .where('user_id', '=', user)
+      .execute();
+    const secrets: Record<string, string> = {};
+    const unreadable: CredentialKeyError[] = [];
+    for (const row of rows) {
+      try {
+        secrets[row.server] = this.keyring.decrypt(
+          row.secret,
+          contextOf(workspace, user, row.server),
+          row.server,
+        );
+      } catch (error) {
+        if (!(error instanceof CredentialKeyError)) throw error;
+        unreadable.push(error);
+        this.logger.error({ workspace, user, server: row.server }, error.message);
+      }
+    }
+    const stale = rows.filter(
+      (row) => !row.last_used_at || Date.now() - row.last_used_at.getTime() > lastUsedGranularityMs,
+    );
+    if (stale.length > 0)
+      this.markUsed(
+        workspace,
+        user,
+        stale.map((row) => row.server),
+      );
+    return { secrets, unreadable };
+  }
+
+  /** The servers a workspace's admins enabled (true) or disabled (false); absent ones follow the catalog. */
+  async serverSettings(workspace: string): Promise<Map<string, boolean>> {
+    const rows = await this.db
+      .selectFrom('workspace_servers')
+      .select(['server', 'enabled'])
+      .where('workspace_id', '=', workspace)
+      .execute();
+    return new Map(rows.map((row) => [row.server, row.enabled]));
+  }
+
+  /** An admin's choice to enable or disable a server in a workspace. */
+  async setServerEnabled(workspace: string, server: string, enabled: boolean, by: string): Promise<void> {
+    await this.ensureWorkspace(workspace);
+    await this.db
+      .insertInto('workspace_servers')
+      .values({ workspace_id: workspace, server, enabled, changed_by: by })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['workspace_id', 'server'])
+          .doUpdateSet({ enabled, changed_by: by, updated_at: sql`now()` }),
+      )
+      .execute();
+  }
+
+  /** Deletes a workspace and everything stored for it (server settings, every credential). */
+  async deleteWorkspace(workspace: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('user_credentials').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('workspace_servers').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('workspaces').where('id', '=', workspace).execute();
+    });
+  }
+
+  /**
+   * Re-encrypts every credential not under the current key (the first configured); returns how many.
+   * Each row is read and written in its own transaction, so a crash leaves every row readable.
+   */
+  async reencryptAll(): Promise<number> {
+    const rows = await this.db
+      .selectFrom('user_credentials')
+      .select(['workspace_id', 'user_id', 'server', 'secret'])
+      .where('key_id', '!=', this.keyring.currentId)
+      .execute();
+    for (const row of rows) {
+      const context = contextOf(row.workspace_id, row.user_id, row.server);
+      const plain = this.keyring.decrypt(row.secret, context, row.server);
+      const { secret, keyId } = this.keyring.encrypt(plain, context);
+      await this.db
+        .updateTable('user_credentials')
+        .set({ secret, key_id: keyId })
+        .where('workspace_id', '=', row.workspace_id)
+        .where('user_id', '=', row.user_id)
+        .where('server', '=', row.server)
+        .where('secret', '=', row.secret)
+        .execute();
+    }
+    return rows.length;
+  }
+
+  /** Throws when the database cannot be reached (for health checks). */
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  /** Waits for background writes and closes the database. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.pending]);
+    await this.db.destroy();
+  }
+
+  private markUsed(workspace: string, user: string, servers: string[]): void {
+    if (this.closed) return;
+    const write = this.db
+      .updateTable('user_credentials')
+      .set({ last_used_at: sql`now()` })
+      .where('workspace_id', '=', workspace)
+      .where('user_id', '=', user)
+      .where('server', 'in', servers)
+      .execute()
+      .catch((error: unknown) =>
+        this.logger.warn(
+          { workspace, error: String(error) },
+          'could not record when credentials were last used',
+        ),
+      )
+      .finally(() => this.pending.delete(write));
+    this.pending.add(write);
+  }
+}
+
+/**
+ * Opens the store: PostgreSQL when `databaseUrl` is set (then `ASSISTANT_ENCRYPTION_KEY` is required),
+ * else PGlite in `dataDir`; runs the migrations under a lock.
+ */
+export async function openStore(options: StoreOptions = {}): Promise<Store> {
+  const logger = options.logger ?? silentStoreLogger;
+  const dataDir = options.dataDir ?? defaultDataDir();
+  const databaseUrl = options.databaseUrl?.trim() || undefined;
+  const { keyring, keyFile } = await loadKeyring({
+    env: options.env ?? process.env,
+    dataDir,
+    requireVariable: databaseUrl !== undefined,
+    logger,
+  });
+  const { db, engine } = await connectDatabase({ dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
+  try {
+    const applied = await migrate(db as unknown as Kysely<unknown>);
+    if (applied.length > 0) logger.info({ engine, migrations: applied }, 'store migrated');
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    throw error;
+  }
+  return new Store(db, engine, keyring, logger, keyFile);
+}

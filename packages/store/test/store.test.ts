@@ -1,0 +1,176 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { recordingLogger } from '@ai-assistant/test-kit';
+import { sql } from 'kysely';
+import { expect, it } from 'vitest';
+import { CredentialKeyError, keyFileName, newKey, openStore } from '../src/index.js';
+import { onBothEngines } from './engines.js';
+
+const secret = 'ghp_personalSecretOfAlice_1234567890';
+
+onBothEngines('store', ({ engine, fresh, open }) => {
+  it('migrates once, idempotently, even when two processes start together', async () => {
+    const options = fresh();
+    // PGlite is one process's database; on PostgreSQL two stores start at the same moment.
+    const [first, second] =
+      engine === 'postgres'
+        ? await Promise.all([open(options), open(options)])
+        : [await open(options), await open(options)];
+    const applied = await sql<{
+      count: string;
+    }>`select count(*)::text as count from store_migrations`.execute(first.db);
+    expect(applied.rows[0]?.count).toBe('1');
+    await first.ping();
+    await second.ping();
+    expect(first.engine).toBe(engine);
+  });
+
+  it('keeps a credential per (workspace, user, server), encrypted at rest', async () => {
+    const store = await open(fresh());
+    await store.putCredential('T1', 'U_ALICE', 'github', secret);
+    await store.putCredential('T1', 'U_ALICE', 'jira', 'jira-alice');
+    await store.putCredential('T1', 'U_BOB', 'github', 'ghp_bob');
+    await store.putCredential('T2', 'U_ALICE', 'github', 'ghp_alice_in_T2');
+
+    expect((await store.credentialsOf('T1', 'U_ALICE')).secrets).toEqual({
+      github: secret,
+      jira: 'jira-alice',
+    });
+    expect((await store.credentialsOf('T1', 'U_BOB')).secrets).toEqual({ github: 'ghp_bob' });
+    expect((await store.credentialsOf('T2', 'U_ALICE')).secrets).toEqual({ github: 'ghp_alice_in_T2' });
+    expect((await store.credentialsOf('T2', 'U_BOB')).secrets).toEqual({});
+
+    const rows = await store.db.selectFrom('user_credentials').select(['secret']).execute();
+    for (const row of rows) {
+      expect(row.secret).not.toContain('ghp_');
+      expect(row.secret).toMatch(/^v1\.[0-9a-f]{12}\./);
+    }
+    const listed = await store.listCredentials('T1', 'U_ALICE');
+    expect(listed.map((entry) => entry.server)).toEqual(['github', 'jira']);
+    expect(JSON.stringify(listed)).not.toContain(secret);
+
+    await store.putCredential('T1', 'U_ALICE', 'github', 'ghp_replaced');
+    expect((await store.credentialsOf('T1', 'U_ALICE')).secrets.github).toBe('ghp_replaced');
+    expect(await store.deleteCredential('T1', 'U_ALICE', 'github')).toBe(true);
+    expect(await store.deleteCredential('T1', 'U_ALICE', 'github')).toBe(false);
+    expect((await store.credentialsOf('T1', 'U_ALICE')).secrets).toEqual({ jira: 'jira-alice' });
+  });
+
+  it('a ciphertext copied onto another person does not decrypt', async () => {
+    const store = await open(fresh());
+    await store.putCredential('T1', 'U_ALICE', 'github', secret);
+    await store.putCredential('T1', 'U_MALLORY', 'github', 'mine');
+    const alice = await store.db
+      .selectFrom('user_credentials')
+      .select('secret')
+      .where('user_id', '=', 'U_ALICE')
+      .executeTakeFirstOrThrow();
+    await store.db
+      .updateTable('user_credentials')
+      .set({ secret: alice.secret })
+      .where('user_id', '=', 'U_MALLORY')
+      .execute();
+    const mallory = await store.credentialsOf('T1', 'U_MALLORY');
+    expect(mallory.secrets).toEqual({});
+    expect(mallory.unreadable[0]?.server).toBe('github');
+  });
+
+  it('workspace server settings: enable and disable, per workspace', async () => {
+    const store = await open(fresh());
+    expect(await store.serverSettings('T1')).toEqual(new Map());
+    await store.setServerEnabled('T1', 'github', false, 'U_ADMIN');
+    await store.setServerEnabled('T1', 'weather', true, 'U_ADMIN');
+    await store.setServerEnabled('T1', 'github', true, 'U_ADMIN');
+    await store.setServerEnabled('T2', 'weather', false, 'U_OTHER_ADMIN');
+    expect(await store.serverSettings('T1')).toEqual(
+      new Map([
+        ['github', true],
+        ['weather', true],
+      ]),
+    );
+    expect(await store.serverSettings('T2')).toEqual(new Map([['weather', false]]));
+  });
+
+  it('deleting a workspace leaves nothing of it in any table', async () => {
+    const store = await open(fresh());
+    await store.putCredential('T1', 'U_ALICE', 'github', secret);
+    await store.setServerEnabled('T1', 'github', false, 'U_ADMIN');
+    await store.putCredential('T2', 'U_ALICE', 'github', 'kept');
+    await store.deleteWorkspace('T1');
+    for (const table of ['workspaces', 'workspace_servers', 'user_credentials'] as const) {
+      const column = table === 'workspaces' ? 'id' : 'workspace_id';
+      const rows = await sql<{
+        n: string;
+      }>`select count(*)::text as n from ${sql.table(table)} where ${sql.ref(column)} = 'T1'`.execute(
+        store.db,
+      );
+      expect(rows.rows[0]?.n, table).toBe('0');
+    }
+    expect((await store.credentialsOf('T2', 'U_ALICE')).secrets).toEqual({ github: 'kept' });
+  });
+
+  it('a wrong key is a clear error naming the server, never garbage', async () => {
+    const options = fresh();
+    const writer = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: newKey() } });
+    await writer.putCredential('T1', 'U_ALICE', 'github', secret);
+    await writer.close();
+    const log = recordingLogger();
+    const reader = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: newKey() }, logger: log });
+    const found = await reader.credentialsOf('T1', 'U_ALICE');
+    expect(found.secrets).toEqual({});
+    expect(found.unreadable).toHaveLength(1);
+    expect(found.unreadable[0]).toBeInstanceOf(CredentialKeyError);
+    expect(found.unreadable[0]?.message).toMatch(
+      /credential for server "github" cannot be read: it was encrypted with key [0-9a-f]{12}, which is not among the configured keys/,
+    );
+    expect(JSON.stringify(log.lines)).toContain('"github"');
+    expect(JSON.stringify(log.lines)).not.toContain(secret);
+  });
+
+  it('rotates: a second key in front, re-encrypt, then the old key can go', async () => {
+    const options = fresh();
+    const oldKey = newKey();
+    const nextKey = newKey();
+    const before = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: oldKey } });
+    await before.putCredential('T1', 'U_ALICE', 'github', secret);
+    await before.putCredential('T1', 'U_BOB', 'jira', 'jira-bob');
+    await before.close();
+
+    const during = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: `${nextKey},${oldKey}` } });
+    expect((await during.credentialsOf('T1', 'U_ALICE')).secrets.github).toBe(secret);
+    expect(await during.reencryptAll()).toBe(2);
+    expect(await during.reencryptAll()).toBe(0);
+    await during.close();
+
+    const after = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: nextKey } });
+    expect((await after.credentialsOf('T1', 'U_ALICE')).secrets).toEqual({ github: secret });
+    expect((await after.credentialsOf('T1', 'U_BOB')).secrets).toEqual({ jira: 'jira-bob' });
+  });
+
+  if (engine === 'postgres') {
+    it('with DATABASE_URL, a missing key is a start-up error naming the variable', async () => {
+      const options = fresh();
+      await expect(openStore({ ...options, env: {} })).rejects.toThrow(/ASSISTANT_ENCRYPTION_KEY is not set/);
+    });
+  } else {
+    it('without a key, the embedded default makes a key file with mode 0600 and says where, once', async () => {
+      const options = fresh();
+      const log = recordingLogger();
+      const store = await open({ ...options, logger: log });
+      const keyFile = join(options.dataDir as string, keyFileName);
+      expect(store.keyFile).toBe(keyFile);
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      await store.putCredential('T1', 'U_ALICE', 'github', secret);
+      await store.close();
+      const again = await open({ ...options, logger: log });
+      expect((await again.credentialsOf('T1', 'U_ALICE')).secrets.github).toBe(secret);
+      expect(log.lines.filter((line) => line.message.includes('created the encryption key'))).toHaveLength(1);
+    });
+  }
+
+  it('a malformed key names the variable and how to make one', async () => {
+    await expect(openStore({ ...fresh(), env: { ASSISTANT_ENCRYPTION_KEY: 'c2hvcnQ=' } })).rejects.toThrow(
+      /ASSISTANT_ENCRYPTION_KEY: a key decodes to 5 bytes; each key must be 32 random bytes in base64 \(make one with: openssl rand -base64 32\)/,
+    );
+  });
+});
