@@ -52,6 +52,8 @@ export {
   McpToolTimeoutError,
 } from './mcp/errors.js';
 export type { RequestTokens } from './mcp/header-templates.js';
+export { type Person, serverEnabled } from './mcp/person-view.js';
+export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 export type { McpHost } from './mcp-host.js';

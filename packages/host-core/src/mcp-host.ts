@@ -8,6 +8,8 @@ import type {
   ServerStatus,
   ToolCallOutcome,
 } from './mcp/client-manager.js';
+import type { Person } from './mcp/person-view.js';
+import type { PersonKey } from './mcp/personal-pool.js';
 
 /**
  * What an app (Slack, the terminal chat) uses of its MCP servers: the loop's {@link ToolHost} plus the
@@ -29,6 +31,10 @@ export interface McpHost extends ToolHost {
     args?: Record<string, string>,
     options?: CallToolOptions,
   ): Promise<FilledPrompt>;
+  /** One person's tools for one turn: their workspace's servers, their own credentials and connections. */
+  forPerson(person: Person): Promise<ToolHost>;
+  /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
+  forgetCredential(person: PersonKey, server?: string): void;
   /** Closes every connection and ends every child process. */
   close(): Promise<void>;
 }

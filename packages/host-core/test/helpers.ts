@@ -10,6 +10,7 @@ import { McpClientManager } from '../src/mcp/client-manager.js';
 import type { McpClientManagerOptions } from '../src/mcp/manager-types.js';
 
 export const fixtures = resolve(import.meta.dirname, 'fixtures');
+export const echoServer = join(fixtures, 'echo-server.mjs');
 export const repositoryRoot = resolve(import.meta.dirname, '..', '..', '..');
 export const everythingEntry = join(
   dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),

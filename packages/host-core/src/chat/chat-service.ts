@@ -97,8 +97,9 @@ export class ChatService {
       ],
     });
 
-    const tools = this.tools?.listTools() ?? [];
-    if (!this.tools || tools.length === 0) {
+    const toolHost = input.tools ?? this.tools;
+    const tools = toolHost?.listTools() ?? [];
+    if (!toolHost || tools.length === 0) {
       // MCP off (or no tool available): exactly one plain model call.
       const messages: Message[] = [
         { role: 'system', content: this.systemPrompt },
@@ -109,7 +110,7 @@ export class ChatService {
       return finish(response.content, [], 0, false);
     }
 
-    const host = this.tools;
+    const host = toolHost;
     const turn = new TurnTools({
       host,
       tools,

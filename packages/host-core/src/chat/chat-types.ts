@@ -26,7 +26,9 @@ export type ChatEvent =
       ok: boolean;
       durationMs: number;
     }
-  | { type: 'text_delta'; text: string };
+  | { type: 'text_delta'; text: string }
+  /** A tool needed the person's own credential for `server`, which they have not connected. */
+  | { type: 'credential_needed'; server: string; name: string };
 
 /** One tool call of a turn, for logs and progress display. */
 export interface TraceEntry {
@@ -51,6 +53,11 @@ export interface RespondInput {
   streamText?: boolean;
   /** This user's secrets for `${name}` header templates; passed to tool calls, never stored or logged. */
   tokens?: RequestTokens;
+  /**
+   * The tools of this turn, when they depend on who asks (`McpClientManager.forPerson`): the
+   * workspace's enabled servers and the person's own credentials. Default: the service's `tools`.
+   */
+  tools?: ToolHost;
   /**
    * Asks the person whether a tool that needs approval may run. Without it, such calls are refused:
    * nothing runs unapproved by accident. Other calls of the round run while it waits.

@@ -27,4 +27,6 @@ export interface ToolHost {
   unavailableServers(): Array<{ server: string; restarting: boolean }>;
   /** A copy of a value (text, arguments, a log record) with every known secret replaced. */
   redact<T>(value: T): T;
+  /** How the asking person connects their own credential for a server (e.g. "/assistant connect github"). */
+  credentialHint?(server: string): string;
 }

@@ -255,6 +255,11 @@ export class TurnTools {
       return `Error: there is no tool named "${name}". Available tools: ${available}.`;
     }
     if (error instanceof McpToolCredentialsError) {
+      if (error.placeholders.includes('token')) {
+        this.emit({ type: 'credential_needed', server: error.server, name });
+        const hint = this.host.credentialHint?.(error.server);
+        return `Error: ${name} needs the user's own credential for the "${error.server}" server, and they have not connected one. Tell the user to connect it${hint ? ` (${hint})` : ''} and then ask again.`;
+      }
       return `Error: ${name} needs credentials that were not supplied (${error.placeholders.join(', ')}). Tell the user this tool needs their credentials to be set up.`;
     }
     if (error instanceof McpToolTimeoutError) {

@@ -34,6 +34,9 @@ export const serverSchema = z.object({
   response_instruction: z.string().optional(),
   auto_context_tool: z.string().min(1).optional(),
   disabled: z.boolean().optional(),
+  connection: z.enum(['shared', 'per_user']).optional(),
+  credential_help: z.string().min(1).max(500).optional(),
+  enabled_by_default: z.boolean().optional(),
   tools: z
     .array(
       z.object({
@@ -70,6 +73,11 @@ export const expectations: Record<string, string> = {
   response_instruction: 'a string',
   auto_context_tool: 'a non-empty string (a tool name of this server)',
   disabled: 'true or false',
+  connection:
+    '"shared" (the default: one connection for everyone) or "per_user" (one connection per person, opened with their ${token})',
+  credential_help: 'a short text (1–500 characters): where a person creates the token this server needs',
+  enabled_by_default:
+    'true or false (whether a workspace has this server before an admin enables or disables it)',
   tools: 'an array of { "name", "description", "input_schema" } objects',
   openapi_spec: 'an OpenAPI 3.x document (an object) or the path of one (a string)',
   openapi_base_url: 'a non-empty string (an http:// or https:// URL)',
@@ -87,6 +95,8 @@ const fieldAliases: Record<string, string> = {
   systemInstruction: 'system_instruction',
   responseInstruction: 'response_instruction',
   autoContextTool: 'auto_context_tool',
+  credentialHelp: 'credential_help',
+  enabledByDefault: 'enabled_by_default',
 };
 const knownFields = Object.keys(serverSchema.shape);
 

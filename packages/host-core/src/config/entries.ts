@@ -21,10 +21,18 @@ export interface EntryContext {
  * Replaces `${NAME}` with the environment's value, and `${NAME:-default}` with the value or, when it is
  * unset or empty, the default; names the first variable that is unset and has no default.
  */
-export function expand(value: string, env: NodeJS.ProcessEnv, where: string, file: string): string {
+export function expand(
+  value: string,
+  env: NodeJS.ProcessEnv,
+  where: string,
+  file: string,
+  /** Leave `${token}` (the person's credential, filled per person) in place. */
+  keepToken = false,
+): string {
   return value.replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
-    (_match, name: string, fallback?: string) => {
+    (match, name: string, fallback?: string) => {
+      if (keepToken && name === personTokenName) return match;
       const replacement = env[name];
       if (fallback !== undefined) return replacement ? replacement : fallback;
       if (replacement === undefined) {
@@ -42,10 +50,22 @@ export function expandAll(
   env: NodeJS.ProcessEnv,
   where: string,
   file: string,
+  keepToken = false,
 ) {
   return Object.fromEntries(
-    Object.entries(values).map(([key, value]) => [key, expand(value, env, `${where}.${key}`, file)]),
+    Object.entries(values).map(([key, value]) => [
+      key,
+      expand(value, env, `${where}.${key}`, file, keepToken),
+    ]),
   );
+}
+
+/** The placeholder that stands for the asking person's own credential for the server. */
+export const personTokenName = 'token';
+
+/** Whether any of `templates` names `${token}`. */
+export function namesPersonToken(templates: Record<string, string>): boolean {
+  return Object.values(templates).some((value) => value.includes(`\${${personTokenName}}`));
 }
 
 function readSpec(specPath: string, baseFolder: string, where: string): unknown {

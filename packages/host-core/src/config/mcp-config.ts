@@ -10,7 +10,14 @@ import {
   serverSchema,
   transportAliases,
 } from './config-schema.js';
-import { builtinEntry, type EntryContext, expand, expandAll, openApiEntry } from './entries.js';
+import {
+  builtinEntry,
+  type EntryContext,
+  expand,
+  expandAll,
+  namesPersonToken,
+  openApiEntry,
+} from './entries.js';
 import type {
   CommonServerConfig,
   RemoteServerConfig,
@@ -143,8 +150,6 @@ export function parseMcpConfig(
       );
     }
     const disabled = entry.disabled ?? false;
-    // A disabled entry is kept as it is: its variables need not be set.
-    const environment = disabled ? new Proxy({}, { get: () => '' }) : env;
     const common: CommonServerConfig = {
       name,
       allowedTools: entry.allowed_tools,
@@ -156,8 +161,25 @@ export function parseMcpConfig(
       ...(entry.status_message ? { statusMessage: entry.status_message } : {}),
       ...(entry.restart ? { restart: entry.restart } : {}),
       ...(entry.approval ? { approval: entry.approval } : {}),
+      ...(entry.credential_help ? { credentialHelp: entry.credential_help } : {}),
       disabled,
+      connection: entry.connection ?? 'shared',
+      // Set from the finished entry's templates by `withPersonalCredential`.
+      personalCredential: false,
+      enabledByDefault: entry.enabled_by_default ?? true,
     };
+    return withPersonalCredential(serverOf(entry, kind, common, where), path, where);
+  });
+
+  function serverOf(
+    entry: ReturnType<typeof serverSchema.parse>,
+    kind: NonNullable<(typeof transportAliases)[string]>,
+    common: CommonServerConfig,
+    where: string,
+  ): ServerConfig {
+    const disabled = common.disabled;
+    // A disabled entry is kept as it is: its variables need not be set.
+    const environment = disabled ? new Proxy({}, { get: () => '' }) : env;
     if (kind === 'stdio') {
       if (!entry.command)
         throw new McpConfigError(`${path}: ${where}.command: expected ${expectations.command}`);
@@ -169,7 +191,8 @@ export function parseMcpConfig(
         args: (entry.args ?? []).map((arg, index) =>
           expand(arg, environment, `${where}.args[${index}]`, path),
         ),
-        env: expandAll(entry.env ?? {}, environment, `${where}.env`, path),
+        // `${token}` stays for a per-person connection to fill (checked in withPersonalCredential).
+        env: expandAll(entry.env ?? {}, environment, `${where}.env`, path, true),
         cwd: isAbsolute(cwd) ? cwd : resolve(baseFolder, cwd),
       } satisfies StdioServerConfig;
     }
@@ -183,5 +206,36 @@ export function parseMcpConfig(
     }
     // Header values stay templates: they are filled per request (tokens, then the environment).
     return { ...common, transport: kind, url, headers: entry.headers ?? {} } satisfies RemoteServerConfig;
-  });
+  }
+}
+
+/**
+ * Marks a server whose templates name `${token}` (each person brings their own credential) and checks
+ * that `connection: "per_user"` is used where it can work.
+ */
+function withPersonalCredential(config: ServerConfig, path: string, where: string): ServerConfig {
+  const templates =
+    config.transport === 'stdio'
+      ? config.env
+      : config.transport === 'openapi'
+        ? { ...config.headers, ...config.security }
+        : config.transport === 'builtin'
+          ? {}
+          : config.headers;
+  const personalCredential = namesPersonToken(templates);
+  if (config.transport === 'stdio' && personalCredential && config.connection !== 'per_user')
+    throw new McpConfigError(
+      `${path}: ${where}.env: \${token} (each person's own credential) in a stdio server's env needs "connection": "per_user", since a process's environment is fixed when it starts`,
+    );
+  if (config.connection === 'per_user') {
+    if (config.transport === 'builtin' || config.transport === 'openapi')
+      throw new McpConfigError(
+        `${path}: ${where}.connection: "per_user" is for stdio, http and sse servers; an ${config.transport} server already fills \${token} per request`,
+      );
+    if (!personalCredential && !config.disabled)
+      throw new McpConfigError(
+        `${path}: ${where}.connection: "per_user" opens a connection with each person's credential, but no ${config.transport === 'stdio' ? 'env' : 'headers'} value names \${token}; add one (e.g. ${config.transport === 'stdio' ? '"env": { "API_TOKEN": "${token}" }' : '"headers": { "Authorization": "Bearer ${token}" }'})`,
+      );
+  }
+  return { ...config, personalCredential };
 }

@@ -30,6 +30,20 @@ export interface CommonServerConfig {
    */
   approval?: ApprovalPolicy;
   disabled: boolean;
+  /**
+   * `shared` (one connection for everyone) or `per_user` (one connection per person, opened with their
+   * credential, for servers that check it at `initialize` or read it from their environment). Default shared.
+   */
+  connection?: 'shared' | 'per_user';
+  /**
+   * Whether each person brings their own credential: `${token}` appears in the server's headers,
+   * security values or env. `${token}` in server X's templates is the asking person's secret for X.
+   */
+  personalCredential?: boolean;
+  /** Where a person creates the token this server needs (shown when they connect). */
+  credentialHelp?: string;
+  /** Whether a workspace has this server before an admin enables or disables it (default true). */
+  enabledByDefault?: boolean;
 }
 
 /** A server started as a child process and spoken to over stdin/stdout. */

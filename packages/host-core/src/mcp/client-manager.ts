@@ -1,3 +1,4 @@
+import type { ToolHost } from '../chat/tool-host.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
@@ -31,6 +32,8 @@ import type {
   ServerStatus,
   ToolCallOutcome,
 } from './manager-types.js';
+import { type Person, PersonView, serverEnabled } from './person-view.js';
+import { PersonalPool, type PersonKey } from './personal-pool.js';
 import { type RequestWork, runRequest } from './request-path.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
 import { Slots } from './slots.js';
@@ -61,6 +64,7 @@ export class McpClientManager {
   private readonly index = new ToolIndex();
   private readonly supervisor: Supervisor;
   private readonly slots: Slots;
+  private readonly pool: PersonalPool;
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientManagerOptions = {}) {
@@ -84,6 +88,11 @@ export class McpClientManager {
     });
     this.slots = new Slots(Math.max(1, options.maxConcurrentPerServer ?? 4));
     this.host = hostConnection(this);
+    // Per-person connections are not supervised: a failed one is reopened on the person's next turn.
+    this.pool = new PersonalPool(
+      { ...this.context, onToolsChanged: () => {}, onFailed: () => {} },
+      options.personalPool,
+    );
   }
 
   /** Connects all servers in parallel; a server that fails is logged and skipped. Never throws. */
@@ -98,6 +107,11 @@ export class McpClientManager {
         this.connections.set(config.name, connection);
         if (config.disabled) {
           this.logger.info({ server: config.name }, 'MCP server disabled in config; not connecting');
+          return;
+        }
+        if (config.connection === 'per_user') {
+          connection.state = 'per_user';
+          this.logger.info({ server: config.name }, 'MCP server connects per person, on their first use');
           return;
         }
         await openConnection(connection, this.context);
@@ -216,26 +230,100 @@ export class McpClientManager {
   ): Promise<ToolCallOutcome> {
     const entry = this.index.get(name);
     if (!entry) throw new McpToolNotFoundError(name);
-    const { connection, tool } = entry;
-    const result = await this.request<RawToolResult>(connection, name, options, {
-      mcp: (client, call) => client.callTool({ name: tool.name, arguments: args }, undefined, call),
-      local: (local, context) => local.call(tool.name, args, context),
-    });
+    return this.callEntry(entry.connection, entry.tool.name, name, args, options);
+  }
+
+  private async callEntry(
+    connection: Connection,
+    tool: string,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+    slot?: string,
+  ): Promise<ToolCallOutcome> {
+    const result = await this.request<RawToolResult>(
+      connection,
+      name,
+      options,
+      {
+        mcp: (client, call) => client.callTool({ name: tool, arguments: args }, undefined, call),
+        local: (local, context) => local.call(tool, args, context),
+      },
+      slot,
+    );
     const formatted = formatToolResult(result, this.resultBudget);
     return {
       text: this.redactor.redact(formatted.text),
       isError: formatted.isError,
       server: connection.config.name,
-      tool: tool.name,
+      tool,
     };
+  }
+
+  /** The `system_instruction` of every listed shared server, by server. */
+  private instructions(): Array<{ server: string; text: string }> {
+    return [...this.connections.values()]
+      .filter((connection) => listedStates.has(connection.state) && connection.config.systemInstruction)
+      .map((connection) => ({
+        server: connection.config.name,
+        text: connection.config.systemInstruction as string,
+      }));
   }
 
   /** The configured `system_instruction` of every connected server. */
   systemInstructions(): string[] {
-    return [...this.connections.values()]
-      .filter((connection) => listedStates.has(connection.state))
-      .map((connection) => connection.config.systemInstruction)
-      .filter((text): text is string => Boolean(text));
+    return this.instructions().map((entry) => entry.text);
+  }
+
+  /**
+   * One person's view for one turn: only their workspace's enabled servers, their own per-person
+   * connections (opened now with their credential if not open yet), and `${token}` filled with their
+   * credential for the server called. Per-person servers they have not connected are named in the
+   * system prompt instead of offered.
+   */
+  async forPerson(person: Person): Promise<ToolHost> {
+    const view = (connections: Connection[]) =>
+      new PersonView(
+        {
+          shared: this,
+          configs: () => [...this.connections.values()].map((connection) => connection.config),
+          instructions: () => this.instructions(),
+          callOn: (connection, tool, name, args, options) =>
+            this.callEntry(
+              connection,
+              tool,
+              name,
+              args,
+              options,
+              `${name}\u0000${person.workspace}\u0000${person.user}`,
+            ),
+          warn: (fields, message) => this.logger.warn(fields, message),
+        },
+        person,
+        connections,
+      );
+    const wanted = [...this.connections.values()].filter(
+      (connection) =>
+        connection.state === 'per_user' &&
+        person.credentials[connection.config.name] !== undefined &&
+        serverEnabled(person.settings, connection.config),
+    );
+    const own = await Promise.all(
+      wanted.map((connection) =>
+        this.pool.get(connection.config, person, person.credentials[connection.config.name] as string),
+      ),
+    );
+    return view(own);
+  }
+
+  /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
+  forgetCredential(person: PersonKey, server?: string): void {
+    this.pool.forget(person, server);
+  }
+
+  /** How many per-person connections are open. */
+  personalConnections(): number {
+    return this.pool.size;
   }
 
   /** The `response_instruction` of the server behind a model-facing tool name. */
@@ -254,9 +342,10 @@ export class McpClientManager {
   close(): Promise<void> {
     this.closing ??= (async () => {
       const retries = this.supervisor.close();
-      await Promise.all(
-        [...this.connections.values()].map((connection) => shutDown(connection, 'closed by the host')),
-      );
+      await Promise.all([
+        ...[...this.connections.values()].map((connection) => shutDown(connection, 'closed by the host')),
+        this.pool.close(),
+      ]);
       // A reconnection under way when the close began ends here too.
       await retries;
       this.index.clear();
@@ -313,8 +402,9 @@ export class McpClientManager {
     what: string,
     options: CallToolOptions,
     work: RequestWork<T>,
+    slot: string = connection.config.name,
   ): Promise<T> {
-    return this.slots.run(connection.config.name, () =>
+    return this.slots.run(slot, () =>
       runRequest(connection, what, options, work, { redactor: this.redactor, env: this.env }),
     );
   }

@@ -2,6 +2,7 @@ import type { ApprovalPolicy, ServerConfig } from '../config/mcp-config.js';
 import type { Logger } from '../logger.js';
 import type { JsonSchema } from '../types.js';
 import type { RequestTokens } from './header-templates.js';
+import type { PersonalPoolOptions } from './personal-pool.js';
 import type { RestartPolicy } from './supervisor.js';
 
 /** Options of `McpClientManager`. */
@@ -21,10 +22,20 @@ export interface McpClientManagerOptions {
   restartPolicy?: Partial<RestartPolicy>;
   /** Calls one server runs at once; more wait their turn (default 4). */
   maxConcurrentPerServer?: number;
+  /** Per-person connections (`connection: "per_user"`): idle timeout (default 10 min) and cap (default 100). */
+  personalPool?: PersonalPoolOptions;
 }
 
 /** Where a server stands. */
-export type ServerState = 'connecting' | 'connected' | 'restarting' | 'failed' | 'disabled' | 'closed';
+/** Where a server stands; `per_user`: no shared connection, each person's opens on their first use. */
+export type ServerState =
+  | 'connecting'
+  | 'connected'
+  | 'restarting'
+  | 'failed'
+  | 'disabled'
+  | 'closed'
+  | 'per_user';
 
 /** One server's status, for logs, /healthz and `/servers`. */
 export interface ServerStatus {

@@ -21,7 +21,15 @@ export class Slots {
       const next = this.waiting.get(key)?.shift();
       // The slot passes straight to the next caller, or is given back.
       if (next) next();
-      else this.running.set(key, (this.running.get(key) ?? 1) - 1);
+      else {
+        const left = (this.running.get(key) ?? 1) - 1;
+        // Keys come and go (one per person for per-person connections): an idle key is forgotten.
+        if (left > 0) this.running.set(key, left);
+        else {
+          this.running.delete(key);
+          this.waiting.delete(key);
+        }
+      }
     }
   }
 }

@@ -1,0 +1,170 @@
+import type { ToolHost } from '../chat/tool-host.js';
+import type { ServerConfig } from '../config/mcp-config.js';
+import type { ToolDefinition } from '../types.js';
+import type { Connection } from './connection.js';
+import { McpToolNotFoundError } from './errors.js';
+import type { RequestTokens } from './header-templates.js';
+import type { AutoContextTool, CallToolOptions, ResolvedTool, ToolCallOutcome } from './manager-types.js';
+import { autoContextTools, listedStates, ToolIndex } from './tool-index.js';
+
+/** Who is asking, for one turn: their credentials and their workspace's server settings. */
+export interface Person {
+  workspace: string;
+  user: string;
+  /** Server name → this person's secret: `${token}` in that server's templates. */
+  credentials: Readonly<Record<string, string>>;
+  /** The workspace admins' choices (server → enabled); servers absent follow `enabled_by_default`. */
+  settings?: ReadonlyMap<string, boolean>;
+  /** How this person connects a server, for the model to tell them (e.g. "/assistant connect github"). */
+  connectHint?: (server: string) => string;
+}
+
+/** What a {@link PersonView} needs from the manager. */
+export interface ViewSource {
+  shared: ToolHost;
+  /** Every configured server. */
+  configs(): ServerConfig[];
+  /** The `system_instruction` of each connected shared server, by server. */
+  instructions(): Array<{ server: string; text: string }>;
+  /** Runs a tool on one of the person's own connections. */
+  callOn(
+    connection: Connection,
+    tool: string,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+  ): Promise<ToolCallOutcome>;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Whether a workspace has a server: the admins' choice, else the catalog's `enabled_by_default`. */
+export function serverEnabled(
+  settings: ReadonlyMap<string, boolean> | undefined,
+  config: ServerConfig | undefined,
+): boolean {
+  if (!config) return true; // the host's own tools
+  return settings?.get(config.name) ?? config.enabledByDefault ?? true;
+}
+
+/**
+ * One person's view of the host for one turn: the workspace's enabled servers only, their own
+ * per-person connections, and `${token}` filled with their credential for the server being called
+ * and no other. A tool of a disabled server is neither listed nor callable, even when named.
+ */
+export class PersonView implements ToolHost {
+  private readonly index = new ToolIndex();
+  private readonly byName: Map<string, ServerConfig>;
+
+  constructor(
+    private readonly source: ViewSource,
+    private readonly person: Person,
+    /** The person's own connections (per_user servers they have a credential for). */
+    private readonly personal: Connection[],
+  ) {
+    this.byName = new Map(source.configs().map((config) => [config.name, config]));
+    this.index.rebuild(personal);
+  }
+
+  private enabled(server: string): boolean {
+    return serverEnabled(this.person.settings, this.byName.get(server));
+  }
+
+  private sharedTool(name: string): ResolvedTool | undefined {
+    const resolved = this.source.shared.resolveTool(name);
+    return resolved && this.enabled(resolved.server) ? resolved : undefined;
+  }
+
+  listTools(): ToolDefinition[] {
+    return [
+      ...this.source.shared.listTools().filter((tool) => this.sharedTool(tool.name)),
+      ...this.index.definitions(),
+    ];
+  }
+
+  resolveTool(name: string): ResolvedTool | undefined {
+    return this.index.resolve(name) ?? this.sharedTool(name);
+  }
+
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions = {},
+  ): Promise<ToolCallOutcome> {
+    const own = this.index.get(name);
+    if (own)
+      return this.source.callOn(
+        own.connection,
+        own.tool.name,
+        name,
+        args,
+        this.optionsFor(undefined, options),
+      );
+    const shared = this.sharedTool(name);
+    if (!shared) return Promise.reject(new McpToolNotFoundError(name));
+    return this.source.shared.callTool(name, args, this.optionsFor(shared.server, options));
+  }
+
+  systemInstructions(): string[] {
+    const texts: string[] = [];
+    for (const config of this.byName.values()) {
+      if (config.disabled || !this.enabled(config.name)) continue;
+      if (config.connection === 'per_user') {
+        const own = this.personal.find((connection) => connection.config.name === config.name);
+        if (own?.state === 'connected') {
+          if (config.systemInstruction) texts.push(config.systemInstruction);
+        } else if (own) {
+          texts.push(
+            `The user's own connection to the "${config.name}" server failed${own.reason ? ` (${this.source.shared.redact(own.reason)})` : ''}, so its tools are not available now. If the question needs them, tell the user; if their credential may be wrong, they can connect again (${this.hint(config.name)}).`,
+          );
+        } else {
+          texts.push(
+            `The "${config.name}" server works with each user's own credential, and this user has not connected one, so its tools are not offered. If the question needs it, tell them it becomes available after they connect it (${this.hint(config.name)}), then ask again.`,
+          );
+        }
+      }
+    }
+    const shared = this.source.instructions().filter((entry) => this.enabled(entry.server));
+    return [...shared.map((entry) => entry.text), ...texts];
+  }
+
+  responseInstructionFor(toolName: string): string | undefined {
+    const own = this.index.get(toolName);
+    if (own) return own.connection.config.responseInstruction;
+    return this.sharedTool(toolName) ? this.source.shared.responseInstructionFor(toolName) : undefined;
+  }
+
+  autoContextTools(): AutoContextTool[] {
+    return [
+      ...this.source.shared.autoContextTools().filter((tool) => this.enabled(tool.server)),
+      ...autoContextTools(
+        this.personal.filter((connection) => listedStates.has(connection.state)),
+        (server, tool) =>
+          this.source.warn({ server, tool }, 'auto_context_tool is not offered by its server'),
+      ),
+    ];
+  }
+
+  unavailableServers(): Array<{ server: string; restarting: boolean }> {
+    return this.source.shared.unavailableServers().filter((entry) => this.enabled(entry.server));
+  }
+
+  redact<T>(value: T): T {
+    return this.source.shared.redact(value);
+  }
+
+  credentialHint(server: string): string {
+    return this.hint(server);
+  }
+
+  private hint(server: string): string {
+    return this.person.connectHint?.(server) ?? `connect ${server}`;
+  }
+
+  /** The caller's tokens with `${token}` set to this person's credential for `server`, and only that. */
+  private optionsFor(server: string | undefined, options: CallToolOptions): CallToolOptions {
+    const { token: _ignored, ...rest } = options.tokens ?? {};
+    const secret = server === undefined ? undefined : this.person.credentials[server];
+    const tokens: RequestTokens = secret === undefined ? rest : { ...rest, token: secret };
+    return { ...options, tokens };
+  }
+}

@@ -1,0 +1,352 @@
+import { createServer as createHttpServer } from 'node:http';
+import { childProcesses } from '@ai-assistant/test-kit';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseMcpConfig } from '../src/config/mcp-config.js';
+import { McpToolCredentialsError, McpToolNotFoundError } from '../src/mcp/errors.js';
+import type { Person } from '../src/mcp/person-view.js';
+import { echoServer, listenOnLoopback, managerPool } from './helpers.js';
+
+// People are told apart by their tokens: tok-<name>-<random>. Servers answer with the name, never the token.
+const tokenOf = (name: string) => `tok-${name}-${Math.random().toString(36).slice(2, 12)}`;
+const ownerOf = (authorization: string | undefined) => /^Bearer tok-([a-z]+)-/.exec(authorization ?? '')?.[1];
+
+/**
+ * A Streamable HTTP MCP server that checks the bearer token on every request, `initialize` included
+ * (401 without one), records whose token each call carried, and lists one extra tool for alice.
+ */
+async function startAuthServer(requireAtInitialize: boolean) {
+  const calls: Array<{ tool: string; owner: string | undefined; marker?: string }> = [];
+  const server = createHttpServer(async (request, response) => {
+    const owner = ownerOf(request.headers.authorization);
+    if (requireAtInitialize && !owner) {
+      response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    const mcp = new McpServer({ name: 'tickets', version: '1.0.0' });
+    mcp.registerTool(
+      'whoami',
+      { description: 'Who the token belongs to', annotations: { readOnlyHint: true } },
+      async () => {
+        calls.push({ tool: 'whoami', owner });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return { content: [{ type: 'text', text: `you are ${owner ?? 'nobody'}` }] };
+      },
+    );
+    if (owner === 'alice')
+      mcp.registerTool(
+        'alice_only',
+        { description: 'Only alice has this', annotations: { readOnlyHint: true } },
+        async () => ({
+          content: [{ type: 'text', text: 'for alice' }],
+        }),
+      );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    response.on('close', () => void transport.close());
+    await mcp.connect(transport);
+    await transport.handleRequest(request, response);
+  });
+  const base = await listenOnLoopback(server);
+  return {
+    url: `${base}/mcp`,
+    calls,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+const pool = managerPool();
+afterEach(() => pool.closeAll());
+
+const person = (
+  workspace: string,
+  user: string,
+  credentials: Record<string, string> = {},
+  settings?: Map<string, boolean>,
+): Person => ({
+  workspace,
+  user,
+  credentials,
+  ...(settings ? { settings } : {}),
+  connectHint: (server) => `/assistant connect ${server}`,
+});
+
+describe('people and their credentials', () => {
+  let shared: Awaited<ReturnType<typeof startAuthServer>>;
+  let perUser: Awaited<ReturnType<typeof startAuthServer>>;
+  beforeAll(async () => {
+    shared = await startAuthServer(false);
+    perUser = await startAuthServer(true);
+  });
+  afterAll(() => {
+    shared.close();
+    perUser.close();
+  });
+
+  it('${token} is the asking person’s credential: two people at once each reach the server with their own; one without gets none', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: { tickets: { url: shared.url, headers_template: { Authorization: 'Bearer ${token}' } } },
+      }),
+      'mcp_servers.json',
+      {},
+    );
+    expect(servers[0]?.personalCredential).toBe(true);
+    const manager = await pool.connect(servers, { env: {} });
+    const alice = await manager.forPerson(person('T1', 'U_ALICE', { tickets: tokenOf('alice') }));
+    const bob = await manager.forPerson(person('T1', 'U_BOB', { tickets: tokenOf('bob') }));
+    const carol = await manager.forPerson(person('T1', 'U_CAROL', { other: tokenOf('mallory') }));
+    shared.calls.length = 0;
+    const [forAlice, forBob] = await Promise.all([
+      alice.callTool('mcp__tickets__whoami', {}),
+      bob.callTool('mcp__tickets__whoami', {}),
+    ]);
+    expect([forAlice.text, forBob.text]).toEqual(['you are alice', 'you are bob']);
+    expect(shared.calls.map((call) => call.owner).sort()).toEqual(['alice', 'bob']);
+    // Carol has no credential for tickets: refused before anything is sent, and never another's token,
+    // even when the caller passes a `token` of its own.
+    await expect(
+      carol.callTool('mcp__tickets__whoami', {}, { tokens: { token: tokenOf('bob') } }),
+    ).rejects.toBeInstanceOf(McpToolCredentialsError);
+    expect(shared.calls).toHaveLength(2);
+  });
+
+  it('a credential of workspace A is never used in workspace B', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: { tickets: { url: shared.url, headers: { Authorization: 'Bearer ${token}' } } },
+      }),
+      'mcp_servers.json',
+      {},
+    );
+    const manager = await pool.connect(servers, { env: {} });
+    await expect(
+      (await manager.forPerson(person('TA', 'U_ALICE', { tickets: tokenOf('alice') }))).callTool(
+        'mcp__tickets__whoami',
+        {},
+      ),
+    ).resolves.toMatchObject({ text: 'you are alice' });
+    // The same Slack user id in another workspace is another person: the app looks up their (workspace, user).
+    const inB = await manager.forPerson(person('TB', 'U_ALICE', {}));
+    await expect(inB.callTool('mcp__tickets__whoami', {})).rejects.toThrow(
+      /needs credentials that were not supplied: \$\{token\}/,
+    );
+  });
+
+  it('connection "per_user": one connection per person with their credential, their own tool list; none before they connect', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: {
+          tickets: {
+            url: perUser.url,
+            connection: 'per_user',
+            headers: { Authorization: 'Bearer ${token}' },
+            system_instruction: 'Tickets are in the tickets tool.',
+          },
+        },
+      }),
+      'mcp_servers.json',
+      {},
+    );
+    const manager = await pool.connect(servers, { env: {} });
+    expect(manager.status()[0]).toMatchObject({ name: 'tickets', state: 'per_user', toolCount: 0 });
+    expect(manager.listTools()).toEqual([]);
+
+    const nobody = await manager.forPerson(person('T1', 'U_CAROL'));
+    expect(nobody.listTools()).toEqual([]);
+    expect(nobody.systemInstructions().join('\n')).toMatch(
+      /"tickets" server works with each user's own credential.*after they connect it \(\/assistant connect tickets\)/,
+    );
+    await expect(nobody.callTool('mcp__tickets__whoami', {})).rejects.toBeInstanceOf(McpToolNotFoundError);
+
+    const alice = await manager.forPerson(person('T1', 'U_ALICE', { tickets: tokenOf('alice') }));
+    const bob = await manager.forPerson(person('T1', 'U_BOB', { tickets: tokenOf('bob') }));
+    expect(
+      alice
+        .listTools()
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual(['mcp__tickets__alice_only', 'mcp__tickets__whoami']);
+    expect(bob.listTools().map((tool) => tool.name)).toEqual(['mcp__tickets__whoami']);
+    expect(alice.systemInstructions()).toEqual(['Tickets are in the tickets tool.']);
+    const [a, b] = await Promise.all([
+      alice.callTool('mcp__tickets__whoami', {}),
+      bob.callTool('mcp__tickets__whoami', {}),
+    ]);
+    expect([a.text, b.text]).toEqual(['you are alice', 'you are bob']);
+    await expect(bob.callTool('mcp__tickets__alice_only', {})).rejects.toBeInstanceOf(McpToolNotFoundError);
+    expect(manager.personalConnections()).toBe(2);
+
+    // A new credential replaces the connection; a deleted one closes it.
+    const again = await manager.forPerson(person('T1', 'U_ALICE', { tickets: tokenOf('alice') }));
+    expect(manager.personalConnections()).toBe(2);
+    expect((await again.callTool('mcp__tickets__whoami', {})).text).toBe('you are alice');
+    manager.forgetCredential({ workspace: 'T1', user: 'U_BOB' }, 'tickets');
+    expect(manager.personalConnections()).toBe(1);
+  });
+
+  it('a wrong per-person credential: the person is told their connection failed; others are unaffected', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: {
+          tickets: {
+            url: perUser.url,
+            connection: 'per_user',
+            headers: { Authorization: 'Bearer ${token}' },
+          },
+        },
+      }),
+      'mcp_servers.json',
+      {},
+    );
+    const manager = await pool.connect(servers, { env: {}, connectTimeoutMs: 5000 });
+    const wrong = await manager.forPerson(person('T1', 'U_DAVE', { tickets: 'not-a-token-at-all' }));
+    expect(wrong.listTools()).toEqual([]);
+    const note = wrong.systemInstructions().join('\n');
+    expect(note).toMatch(/own connection to the "tickets" server failed/);
+    expect(note).not.toContain('not-a-token-at-all');
+  });
+});
+
+describe('each workspace its own servers', () => {
+  it('a tool disabled in one workspace is neither offered nor callable there, even when named; enabled_by_default false waits for an admin', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: {
+          echo: { command: process.execPath, args: [echoServer], system_instruction: 'Echo is here.' },
+          calc: {
+            type: 'builtin',
+            tools: [{ name: 'calculate' }],
+            enabled_by_default: false,
+            system_instruction: 'Calc is here.',
+          },
+        },
+      }),
+      'mcp_servers.json',
+      {},
+    );
+    const manager = await pool.connect(servers, { env: {} });
+    const inA = await manager.forPerson(person('TA', 'U1', {}, new Map()));
+    const inB = await manager.forPerson(
+      person(
+        'TB',
+        'U1',
+        {},
+        new Map([
+          ['echo', false],
+          ['calc', true],
+        ]),
+      ),
+    );
+    const names = (view: typeof inA) => view.listTools().map((tool) => tool.name);
+    expect(names(inA)).toContain('mcp__echo__echo');
+    expect(names(inA)).not.toContain('mcp__calc__calculate');
+    expect(names(inB).some((name) => name.startsWith('mcp__echo__'))).toBe(false);
+    expect(names(inB)).toContain('mcp__calc__calculate');
+    expect(inA.systemInstructions()).toEqual(['Echo is here.']);
+    expect(inB.systemInstructions()).toEqual(['Calc is here.']);
+    await expect(inB.callTool('mcp__echo__echo', { message: 'hi' })).rejects.toBeInstanceOf(
+      McpToolNotFoundError,
+    );
+    expect(inB.resolveTool('mcp__echo__echo')).toBeUndefined();
+    await expect(inA.callTool('mcp__calc__calculate', { expression: '1+1' })).rejects.toBeInstanceOf(
+      McpToolNotFoundError,
+    );
+    expect((await inA.callTool('mcp__echo__echo', { message: 'hi' })).text).toContain('hi');
+    expect((await inB.callTool('mcp__calc__calculate', { expression: '1+1' })).text).toContain('2');
+  });
+});
+
+describe('per-person stdio servers', () => {
+  it('get the secret only in the env entry naming ${token}; the pool reaps children on eviction (LRU) and on close', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: {
+          mine: {
+            command: process.execPath,
+            args: [echoServer],
+            connection: 'per_user',
+            env: { PERSONAL_TOKEN: '${token}' },
+          },
+        },
+      }),
+      'mcp_servers.json',
+      { OTHER_SECRET: 'host-secret-should-not-pass' },
+    );
+    const manager = await pool.connect(servers, {
+      env: { OTHER_SECRET: 'host-secret-should-not-pass' },
+      personalPool: { max: 2 },
+    });
+    expect(childProcesses()).toEqual([]);
+    const views = await Promise.all(
+      ['alice', 'bob'].map((name) => manager.forPerson(person('T1', `U_${name}`, { mine: tokenOf(name) }))),
+    );
+    expect(childProcesses()).toHaveLength(2);
+    expect((await views[0]?.callTool('mcp__mine__token_owner', {}))?.text).toBe('owner=alice other=unset');
+    expect((await views[1]?.callTool('mcp__mine__token_owner', {}))?.text).toBe('owner=bob other=unset');
+    // A third person: the least recently used connection (alice's) is closed, its process reaped.
+    const carol = await manager.forPerson(person('T1', 'U_carol', { mine: tokenOf('carol') }));
+    expect((await carol.callTool('mcp__mine__token_owner', {})).text).toBe('owner=carol other=unset');
+    await waitFor(() => childProcesses().length === 2);
+    expect(manager.personalConnections()).toBe(2);
+    await manager.close();
+    expect(childProcesses()).toEqual([]);
+  });
+
+  it('a per-person connection unused for the idle timeout is closed and its process reaped', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: {
+          mine: {
+            command: process.execPath,
+            args: [echoServer],
+            connection: 'per_user',
+            env: { PERSONAL_TOKEN: '${token}' },
+          },
+        },
+      }),
+      'mcp_servers.json',
+      {},
+    );
+    const manager = await pool.connect(servers, { env: {}, personalPool: { idleMs: 300 } });
+    const dan = await manager.forPerson(person('T1', 'U_dan', { mine: tokenOf('dan') }));
+    expect((await dan.callTool('mcp__mine__token_owner', {})).text).toBe('owner=dan other=unset');
+    expect(childProcesses()).toHaveLength(1);
+    await waitFor(() => manager.personalConnections() === 0 && childProcesses().length === 0);
+    // The next turn opens it again.
+    const later = await manager.forPerson(person('T1', 'U_dan', { mine: tokenOf('dan') }));
+    expect((await later.callTool('mcp__mine__token_owner', {})).text).toBe('owner=dan other=unset');
+  });
+
+  it('${token} in a stdio env without connection "per_user" is a config error that says why', () => {
+    expect(() =>
+      parseMcpConfig(
+        JSON.stringify({ mcpServers: { mine: { command: 'node', env: { PERSONAL_TOKEN: '${token}' } } } }),
+        'config/mcp_servers.json',
+        {},
+      ),
+    ).toThrow(/config\/mcp_servers.json: mcpServers.mine.env: \$\{token\} .* needs "connection": "per_user"/);
+    expect(() =>
+      parseMcpConfig(
+        JSON.stringify({ mcpServers: { mine: { url: 'http://127.0.0.1:1/mcp', connection: 'per_user' } } }),
+        'config/mcp_servers.json',
+        {},
+      ),
+    ).toThrow(/mcpServers.mine.connection: "per_user" .* no headers value names \$\{token\}/);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`condition not met in time (children: ${childProcesses().join(', ')})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
