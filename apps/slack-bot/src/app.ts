@@ -1,12 +1,15 @@
 import type { ChatService, Logger, McpHost } from '@ai-assistant/host-core';
+import type { Store } from '@ai-assistant/store';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel } from '@slack/bolt';
 import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
 import { register as registerApprovalActions } from './listeners/actions/approval.js';
+import { register as registerCredentialActions } from './listeners/actions/credentials.js';
 import { registerListeners } from './listeners/index.js';
 import { Answering } from './slack/answering.js';
 import { SlackApprovals } from './slack/approvals.js';
 import { EventDeduper } from './slack/event-deduper.js';
+import { offerConnect, People } from './slack/people.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
 import { WorkQueue } from './slack/work-queue.js';
@@ -17,6 +20,8 @@ export interface SlackBotDependencies {
   chat: ChatService;
   /** For /healthz; undefined when MCP is off. */
   mcp?: McpHost;
+  /** People's credentials and workspaces' server settings (absent: catalog defaults, no credentials). */
+  store?: Store;
   logger: Logger;
 }
 
@@ -28,10 +33,20 @@ export interface SlackBot {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Bolt's debug lines that quote whole payloads (what people typed, tokens pasted into a modal) keep
+ * only their first words: a secret never reaches the log, whatever the level.
+ */
+const payloadLines =
+  /^(Received a message on the WebSocket|Sending a WebSocket message|http request body|http request result|ack\(\) call begins|ack\(\) response sent)\b.*$/s;
+
 function boltLogger(logger: Logger): BoltLogger {
   let level = LogLevel.INFO;
   const text = (parts: unknown[]) =>
-    parts.map((part) => (typeof part === 'string' ? part : JSON.stringify(part))).join(' ');
+    parts
+      .map((part) => (typeof part === 'string' ? part : JSON.stringify(part)))
+      .join(' ')
+      .replace(payloadLines, '$1 [payload omitted]');
   return {
     debug: (...parts) => logger.debug({ source: 'bolt' }, text(parts)),
     info: (...parts) => logger.info({ source: 'bolt' }, text(parts)),
@@ -50,7 +65,7 @@ function boltLogger(logger: Logger): BoltLogger {
  * server (a body-size cap before anything is read). Both serve /healthz; in Socket Mode it listens on
  * 127.0.0.1 unless HTTP_HOST says otherwise.
  */
-export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependencies): SlackBot {
+export function createSlackBot({ config, chat, mcp, store, logger }: SlackBotDependencies): SlackBot {
   const clientOptions = config.apiUrl ? { slackApiUrl: config.apiUrl } : {};
   const receiver = config.appToken
     ? undefined
@@ -71,6 +86,8 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
   const threads = new ThreadMemory();
   const approvals = new SlackApprovals(app.client, logger, config.approvalTimeoutMs);
   registerApprovalActions(app, approvals);
+  const people = new People(mcp, store, logger);
+  registerCredentialActions(app, people, logger);
   const answering = new Answering({
     threads,
     client: app.client,
@@ -82,6 +99,8 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
     streaming: config.streaming,
     answerTimeoutMs: config.answerTimeoutMs,
     approvals,
+    tools: (question) => people.toolsFor(question),
+    onCredentialNeeded: (question, server) => void offerConnect(app.client, question, server, logger),
   });
   const accept = (question: Parameters<Answering['accept']>[0]) => answering.accept(question);
   registerListeners(app, {
@@ -93,7 +112,7 @@ export function createSlackBot({ config, chat, mcp, logger }: SlackBotDependenci
       logger,
       accept,
     },
-    commands: { mcp, accept, logger },
+    commands: { mcp, people, accept, logger },
   });
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');

@@ -9,6 +9,7 @@ import {
   startMcpFromEnvironment,
 } from '@ai-assistant/host-core';
 import { createProviderFromEnv, ProviderConfigError } from '@ai-assistant/llm-providers';
+import { openStoreFromEnvironment, type Store, StoreStartError, storeSecrets } from '@ai-assistant/store';
 import { createSlackBot, type SlackBot } from './app.js';
 import { BotConfigError, readBotConfig } from './config.js';
 import { PortInUseError } from './http-server.js';
@@ -22,8 +23,11 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const logger = createLogger(env, undefined, redactor);
   let mcp: McpHost | undefined;
   let bot: SlackBot | undefined;
+  let store: Store | undefined;
   try {
     const config = readBotConfig(env);
+    redactor.pin(storeSecrets(env));
+    store = await openStoreFromEnvironment(env, logger);
     const provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
     mcp = await startMcpFromEnvironment({ env, logger });
     const chat = new ChatService({
@@ -35,17 +39,19 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       toolTimeoutMs: config.toolCallTimeoutMs,
       maxToolCallsPerRound: config.maxToolCallsPerRound,
     });
-    bot = createSlackBot({ config, chat, mcp, logger });
+    bot = createSlackBot({ config, chat, mcp, store, logger });
     await bot.start();
   } catch (error) {
     const known =
       error instanceof BotConfigError ||
       error instanceof ProviderConfigError ||
       error instanceof McpConfigError ||
-      error instanceof PortInUseError;
+      error instanceof PortInUseError ||
+      error instanceof StoreStartError;
     logger.error({ error }, known ? `cannot start: ${(error as Error).message}` : 'cannot start');
     await bot?.stop(0).catch(() => undefined);
     await mcp?.close();
+    await store?.close();
     process.exitCode = 1;
     return;
   }
@@ -57,6 +63,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     logger.info({ signal }, 'shutting down: finishing running answers');
     await bot?.stop(10_000);
     await mcp?.close();
+    await store?.close();
     logger.info({}, 'stopped');
     process.exit(0);
   };

@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ChatService, type McpClientManager, startMcpFromEnvironment } from '@ai-assistant/host-core';
 import { OpenAIProvider } from '@ai-assistant/llm-providers';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
+import { openStore, type Store } from '@ai-assistant/store';
 import {
   botUserId,
   type FakeSlack,
@@ -39,6 +43,8 @@ export interface Harness {
   jma: FakeJma;
   bot: SlackBot;
   mcp: McpClientManager | undefined;
+  /** The store (PGlite in a temporary folder), when the harness was asked for one. */
+  store: Store | undefined;
   logger: ReturnType<typeof recordingLogger>;
   port: number;
   close(): Promise<void>;
@@ -54,6 +60,8 @@ export async function startHarness(
     mcpEnv?: Record<string, string>;
     /** Options of the fake Slack (e.g. Slack's real page size for `conversations.replies`). */
     slack?: Parameters<typeof startFakeSlack>[0];
+    /** Open a real store (PGlite in a temporary folder) for credentials and workspace settings. */
+    store?: boolean;
   } = {},
 ): Promise<Harness> {
   const [slack, llm, jma] = await Promise.all([
@@ -78,6 +86,8 @@ export async function startHarness(
     baseURL: llm.baseURL,
     maxRetries: 0,
   });
+  const dataDir = options.store ? mkdtempSync(join(tmpdir(), 'bot-store-')) : undefined;
+  const store = dataDir ? await openStore({ dataDir, env: {}, logger }) : undefined;
   const port = await freePort();
   const botConfig = readBotConfig({
     SLACK_BOT_TOKEN: 'xoxb-test-token',
@@ -90,6 +100,7 @@ export async function startHarness(
     config: botConfig,
     chat: new ChatService({ provider, tools: mcp, logger }),
     mcp,
+    ...(store ? { store } : {}),
     logger,
   });
   await bot.start();
@@ -100,11 +111,14 @@ export async function startHarness(
     jma,
     bot,
     mcp,
+    store,
     logger,
     port,
     async close() {
       await bot.stop(2000);
       await mcp?.close();
+      await store?.close();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
       await Promise.all([slack.close(), llm.close(), jma.close()]);
       config.remove();
     },

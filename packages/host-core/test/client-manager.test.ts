@@ -51,7 +51,15 @@ describe('with the real weather server', () => {
     expect(tool?.description).toContain('気象庁');
     expect(tool?.inputSchema).toMatchObject({ type: 'object', required: ['location'] });
     expect(mcp.status()).toEqual([
-      { name: 'weather', transport: 'stdio', state: 'connected', toolCount: 1, approval: 'writes' },
+      {
+        name: 'weather',
+        transport: 'stdio',
+        state: 'connected',
+        toolCount: 1,
+        approval: 'writes',
+        personalCredential: false,
+        enabledByDefault: true,
+      },
     ]);
   });
 

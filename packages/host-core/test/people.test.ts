@@ -1,65 +1,9 @@
-import { createServer as createHttpServer } from 'node:http';
-import { childProcesses } from '@ai-assistant/test-kit';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { childProcesses, startTokenServer, type TokenServer, tokenOf } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpToolCredentialsError, McpToolNotFoundError } from '../src/mcp/errors.js';
 import type { Person } from '../src/mcp/person-view.js';
-import { echoServer, listenOnLoopback, managerPool } from './helpers.js';
-
-// People are told apart by their tokens: tok-<name>-<random>. Servers answer with the name, never the token.
-const tokenOf = (name: string) => `tok-${name}-${Math.random().toString(36).slice(2, 12)}`;
-const ownerOf = (authorization: string | undefined) => /^Bearer tok-([a-z]+)-/.exec(authorization ?? '')?.[1];
-
-/**
- * A Streamable HTTP MCP server that checks the bearer token on every request, `initialize` included
- * (401 without one), records whose token each call carried, and lists one extra tool for alice.
- */
-async function startAuthServer(requireAtInitialize: boolean) {
-  const calls: Array<{ tool: string; owner: string | undefined; marker?: string }> = [];
-  const server = createHttpServer(async (request, response) => {
-    const owner = ownerOf(request.headers.authorization);
-    if (requireAtInitialize && !owner) {
-      response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
-      return;
-    }
-    const mcp = new McpServer({ name: 'tickets', version: '1.0.0' });
-    mcp.registerTool(
-      'whoami',
-      { description: 'Who the token belongs to', annotations: { readOnlyHint: true } },
-      async () => {
-        calls.push({ tool: 'whoami', owner });
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        return { content: [{ type: 'text', text: `you are ${owner ?? 'nobody'}` }] };
-      },
-    );
-    if (owner === 'alice')
-      mcp.registerTool(
-        'alice_only',
-        { description: 'Only alice has this', annotations: { readOnlyHint: true } },
-        async () => ({
-          content: [{ type: 'text', text: 'for alice' }],
-        }),
-      );
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    response.on('close', () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(request, response);
-  });
-  const base = await listenOnLoopback(server);
-  return {
-    url: `${base}/mcp`,
-    calls,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
+import { echoServer, managerPool } from './helpers.js';
 
 const pool = managerPool();
 afterEach(() => pool.closeAll());
@@ -78,11 +22,11 @@ const person = (
 });
 
 describe('people and their credentials', () => {
-  let shared: Awaited<ReturnType<typeof startAuthServer>>;
-  let perUser: Awaited<ReturnType<typeof startAuthServer>>;
+  let shared: TokenServer;
+  let perUser: TokenServer;
   beforeAll(async () => {
-    shared = await startAuthServer(false);
-    perUser = await startAuthServer(true);
+    shared = await startTokenServer();
+    perUser = await startTokenServer({ requireToken: true });
   });
   afterAll(() => {
     shared.close();

@@ -5,7 +5,10 @@ export {
   type CredentialInfo,
   defaultDataDir,
   openStore,
+  openStoreFromEnvironment,
   type PersonCredentials,
   Store,
   type StoreOptions,
+  StoreStartError,
+  storeSecrets,
 } from './store.js';

@@ -277,3 +277,42 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   }
   return new Store(db, engine, keyring, logger, keyFile);
 }
+
+/** The store could not be opened (bad key, unreachable database, failed migration); the message says which. */
+export class StoreStartError extends Error {
+  override name = 'StoreStartError';
+}
+
+/** The secrets in the store's settings (the database password), for an app's redactor. */
+export function storeSecrets(env: NodeJS.ProcessEnv): string[] {
+  const url = env.DATABASE_URL?.trim();
+  if (!url) return [];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password ? [password] : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Opens the store as the apps do: `DATABASE_URL` (PostgreSQL) or PGlite in `DATA_DIR` (default `.data/`
+ * at the repository root), keys from `ASSISTANT_ENCRYPTION_KEY` or the key file. Failures are
+ * {@link StoreStartError}s whose message starts with "store: ".
+ */
+export async function openStoreFromEnvironment(env: NodeJS.ProcessEnv, logger?: StoreLogger): Promise<Store> {
+  const databaseUrl = env.DATABASE_URL?.trim();
+  try {
+    return await openStore({
+      env,
+      dataDir: env.DATA_DIR?.trim() || defaultDataDir(),
+      ...(databaseUrl ? { databaseUrl } : {}),
+      ...(logger ? { logger } : {}),
+    });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    // A connection error may quote the URL; its password never leaves.
+    const safe = storeSecrets(env).reduce((text, secret) => text.replaceAll(secret, '[REDACTED]'), detail);
+    throw new StoreStartError(`store: ${safe}`, { cause: error });
+  }
+}

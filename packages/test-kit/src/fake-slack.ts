@@ -69,6 +69,13 @@ export interface FakeSlack {
   callsOf(method: string): ApiCall[];
   /** The locale `users.info` reports for a person (default ja-JP). */
   setLocale(user: string, locale: string): void;
+  /**
+   * Who a person is: their workspace (default T0001; their events, commands and interactions carry it)
+   * and whether `users.info` calls them an admin or owner.
+   */
+  setPerson(user: string, person: { team?: string; admin?: boolean; owner?: boolean }): void;
+  /** The payload of each Socket Mode ack that carried one (a view_submission's response_action), by envelope. */
+  ackPayloads: Map<string, Record<string, unknown>>;
   /** Makes a method fail with an error code (once per entry). */
   failNext(method: string, error: string): void;
   connected(): Promise<void>;
@@ -122,6 +129,9 @@ export async function startFakeSlack({
   const channels = new Map<string, StoredMessage[]>();
   const failures: Array<[string, string]> = [];
   const userLocales = new Map<string, string>();
+  const people = new Map<string, { team?: string; admin?: boolean; owner?: boolean }>();
+  const teamOf = (user: unknown) => people.get(String(user))?.team ?? 'T0001';
+  const ackPayloads = new Map<string, Record<string, unknown>>();
   let clock = 1_700_000_000;
   const nextTs = () => `${++clock}.000100`;
   const messages = (channel: string) => {
@@ -196,6 +206,9 @@ export async function startFakeSlack({
           user: {
             id: args.user,
             name: String(args.user),
+            team_id: teamOf(args.user),
+            is_admin: people.get(String(args.user))?.admin ?? false,
+            is_owner: people.get(String(args.user))?.owner ?? false,
             ...(args.include_locale ? { locale: userLocales.get(String(args.user)) ?? 'ja-JP' } : {}),
           },
         };
@@ -270,8 +283,9 @@ export async function startFakeSlack({
   sockets_server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('message', (data) => {
-      const ack = JSON.parse(String(data)) as { envelope_id?: string };
+      const ack = JSON.parse(String(data)) as { envelope_id?: string; payload?: Record<string, unknown> };
       if (ack.envelope_id) acks.push(ack.envelope_id);
+      if (ack.envelope_id && ack.payload) ackPayloads.set(ack.envelope_id, ack.payload);
     });
     socket.on('close', () => sockets.delete(socket));
     socket.send(
@@ -287,6 +301,7 @@ export async function startFakeSlack({
   });
   const port = Number(new URL(await listenOnLoopback(server)).port);
   let envelopeCount = 0;
+  let eventCount = 0;
   const send = async (type: string, payload: Record<string, unknown>, retryAttempt = 0) => {
     await connected();
     const envelopeId = `envelope-${++envelopeCount}`;
@@ -310,10 +325,11 @@ export async function startFakeSlack({
       'events_api',
       {
         token: 'verification',
-        team_id: 'T0001',
+        team_id: typeof event.team === 'string' ? event.team : teamOf(event.user),
         api_app_id: 'A0001',
         type: 'event_callback',
-        event_id: options.eventId ?? `Ev${envelopeCount + 1}`,
+        // Counted apart from envelopes: events pushed at the same moment still get their own ids.
+        event_id: options.eventId ?? `Ev${++eventCount}`,
         event_time: 1,
         event,
       },
@@ -322,8 +338,8 @@ export async function startFakeSlack({
 
   /** The fields every interaction payload carries about who acted, and where. */
   const interactionBy = (user: string) => ({
-    team: { id: 'T0001', domain: 'test' },
-    user: { id: user, username: user, team_id: 'T0001' },
+    team: { id: teamOf(user), domain: 'test' },
+    user: { id: user, username: user, team_id: teamOf(user) },
     api_app_id: 'A0001',
     token: 'verification',
   });
@@ -363,6 +379,7 @@ export async function startFakeSlack({
         channel,
         user,
         text: full,
+        team: teamOf(user),
         ts,
         event_ts: ts,
         ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
@@ -414,7 +431,7 @@ export async function startFakeSlack({
     command(text, options = {}) {
       return send('slash_commands', {
         token: 'verification',
-        team_id: 'T0001',
+        team_id: teamOf(options.user ?? 'UHUMAN01'),
         api_app_id: 'A0001',
         channel_id: options.channel ?? 'C0CMD',
         user_id: options.user ?? 'UHUMAN01',
@@ -425,6 +442,10 @@ export async function startFakeSlack({
       });
     },
     responses,
+    ackPayloads,
+    setPerson: (user, person) => {
+      people.set(user, { ...people.get(user), ...person });
+    },
     thread: (channel, threadTs) =>
       messages(channel).filter((message) => message.ts === threadTs || message.thread_ts === threadTs),
     callsOf: (method) => calls.filter((call) => call.method === method),

@@ -4,6 +4,7 @@ import {
   type ChatService,
   type Logger,
   type RespondInput,
+  type ToolHost,
 } from '@ai-assistant/host-core';
 import { LLMProviderError } from '@ai-assistant/llm-providers';
 import type { App } from '@slack/bolt';
@@ -48,6 +49,10 @@ export interface AnswerDependencies {
   shuttingDown?: () => boolean;
   /** Asks the asker to approve a tool call (absent: such calls are refused). */
   approve?: RespondInput['approve'];
+  /** The asker's tools for this turn (their workspace's servers, their own credentials). */
+  tools?: (question: Question) => Promise<ToolHost | undefined>;
+  /** A tool needed the asker's own credential for `server`: offer them a way to connect it. */
+  onCredentialNeeded?: (question: Question, server: string) => void;
 }
 
 /** The Slack error code of a failed Web API call (`channel_not_found`, `ratelimited`, …). */
@@ -166,7 +171,10 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       dependencies.historyLimit,
       progress.skipTs,
     );
+    const tools = await dependencies.tools?.(question);
+    const offered = new Set<string>();
     const result = await dependencies.chat.respond({
+      ...(tools ? { tools } : {}),
       history,
       userMessage: question.text,
       streamText: dependencies.streaming,
@@ -175,6 +183,9 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       onEvent: (event) => {
         if (event.type === 'tool_start') {
           progress.status(toolStatus(event));
+        } else if (event.type === 'credential_needed' && !offered.has(event.server)) {
+          offered.add(event.server);
+          dependencies.onCredentialNeeded?.(question, event.server);
         } else if (event.type === 'text_delta') {
           // Streamed text reaches Slack unconverted: escaped, so it can neither ping nor fake a link.
           stream?.push(escapeSlackText(event.text));

@@ -142,6 +142,10 @@ export class McpClientManager {
       ...(connection.reason ? { reason: this.redactor.redact(connection.reason) } : {}),
       toolCount: listedStates.has(connection.state) ? visibleTools(connection).length : 0,
       approval: approvalPolicy(connection),
+      personalCredential: connection.config.personalCredential ?? false,
+      enabledByDefault: connection.config.enabledByDefault ?? true,
+      ...(connection.config.credentialHelp ? { credentialHelp: connection.config.credentialHelp } : {}),
+      ...(connection.config.systemInstruction ? { description: connection.config.systemInstruction } : {}),
     }));
   }
 

@@ -47,6 +47,14 @@ export interface ServerStatus {
   toolCount: number;
   /** Which tools wait for a person's approval (`auto`, `writes`, `always`, or the names). */
   approval: ApprovalPolicy;
+  /** Each person brings their own credential (`${token}` in its templates). */
+  personalCredential: boolean;
+  /** Whether a workspace has it before an admin acts. */
+  enabledByDefault: boolean;
+  /** Where a person creates the token it needs (`credential_help`). */
+  credentialHelp?: string;
+  /** What it is for: its `system_instruction`, when set. */
+  description?: string;
 }
 
 /** Per-call options of `McpClientManager.callTool`. */

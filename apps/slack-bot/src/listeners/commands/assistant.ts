@@ -1,16 +1,20 @@
 import { type Logger, type McpHost, parsePromptArguments, type ServerStatus } from '@ai-assistant/host-core';
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Question } from '../../slack/answer.js';
+import { connectModal, type People } from '../../slack/people.js';
 
 /** What the /assistant command needs. */
 export interface AssistantCommandDependencies {
   mcp: McpHost | undefined;
+  people: People;
   accept: (question: Question) => boolean;
   logger: Logger;
 }
 
 export const commandUsage = [
   '`/assistant servers` — the MCP servers: state, tools, and which tools need your approval',
+  '`/assistant connect <server>` / `/assistant disconnect <server>` — your own token for a server that needs one',
+  '`/assistant servers enable <server>` / `disable <server>` — workspace admins choose the servers',
   '`/assistant prompts` — list the prompts the MCP servers offer',
   '`/assistant prompt <name> key=value …` — fill a prompt and answer it in a new thread (use `server/name` when two servers share a name)',
 ].join('\n');
@@ -21,12 +25,27 @@ const policyWords: Record<string, string> = {
   always: 'asks before every tool',
 };
 
-/** One line per server: state, tool count, approval policy. */
-function describeServer(server: ServerStatus): string {
+/** One line per server: state, tool count, approval policy, and (per-person servers) whether you connected. */
+function describeServer(server: ServerStatus & { connected: boolean }): string {
   const policy = Array.isArray(server.approval)
     ? `asks before ${server.approval.map((tool) => `\`${tool}\``).join(', ')}`
     : (policyWords[server.approval] ?? server.approval);
-  return `• \`${server.name}\` (${server.transport}) — ${server.state}, ${server.toolCount} tools; approval: ${policy}`;
+  const state =
+    server.state === 'per_user'
+      ? 'opens with each person’s token'
+      : `${server.state}, ${server.toolCount} tools`;
+  const yours = server.personalCredential
+    ? server.connected
+      ? '; you: connected ✓'
+      : `; you: not connected (\`/assistant connect ${server.name}\`)`
+    : '';
+  return `• \`${server.name}\` (${server.transport}) — ${state}; approval: ${policy}${yours}`;
+}
+
+/** Whether Slack calls this person a workspace admin or owner. */
+async function isAdmin(client: App['client'], user: string): Promise<boolean> {
+  const info = await client.users.info({ user });
+  return Boolean(info.user?.is_admin || info.user?.is_owner);
 }
 
 /** Handles `/assistant …`: lists prompts, or fills one and answers it in a new thread of the channel. */
@@ -36,10 +55,35 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies, c
     const say = (text: string) => respond({ response_type: 'ephemeral', text });
     const [subcommand = '', wanted = '', ...rest] = command.text.trim().split(/\s+/);
     const prompts = dependencies.mcp?.listPrompts() ?? [];
+    const workspace = command.team_id;
+    const people = dependencies.people;
+    if (subcommand === 'servers' && (wanted === 'enable' || wanted === 'disable')) {
+      const name = rest[0] ?? '';
+      if (!dependencies.mcp?.status().some((server) => server.name === name))
+        return void (await say(`No server named \`${name}\`. Try \`/assistant servers\`.`));
+      if (!(await isAdmin(client, command.user_id)))
+        return void (await say('Sorry, only workspace admins and owners can enable or disable servers.'));
+      await people.setEnabled(workspace, name, wanted === 'enable', command.user_id);
+      return void (await say(`\`${name}\` is now ${wanted}d for this workspace.`));
+    }
     if (subcommand === 'servers') {
-      const servers = dependencies.mcp?.status() ?? [];
-      if (servers.length === 0) return void (await say('MCP is off: no servers are configured.'));
+      const servers = (await people.serversOf(workspace, command.user_id)).filter((server) => server.enabled);
+      if (servers.length === 0) return void (await say('No MCP server is enabled for this workspace.'));
       return void (await say(servers.map(describeServer).join('\n')));
+    }
+    if (subcommand === 'connect' || subcommand === 'disconnect') {
+      const server = people.personalServer(wanted);
+      if (typeof server === 'string') return void (await say(server));
+      if (subcommand === 'disconnect') {
+        const deleted = await people.disconnect(workspace, command.user_id, server.name);
+        return void (await say(
+          deleted
+            ? `Disconnected \`${server.name}\`: your token is deleted.`
+            : `You had not connected \`${server.name}\`.`,
+        ));
+      }
+      await client.views.open({ trigger_id: command.trigger_id, view: connectModal(server) });
+      return;
     }
     if (subcommand === 'prompts') {
       if (prompts.length === 0) return void (await say('No MCP server offers prompts (or MCP is off).'));

@@ -1,0 +1,69 @@
+import type { Logger } from '@ai-assistant/host-core';
+import type {
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+} from '@slack/bolt';
+import { connectedModal, connectModal, credentialActions, type People } from '../../slack/people.js';
+
+/** The Connect <server> button of the ephemeral message: opens the same modal as `/assistant connect`. */
+export function onConnectButton(people: People, client: App['client'], logger: Logger) {
+  return async ({ ack, body, action }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>) => {
+    await ack();
+    const server = people.personalServer(action.value ?? '');
+    if (typeof server === 'string') return;
+    try {
+      await client.views.open({ trigger_id: body.trigger_id, view: connectModal(server) });
+    } catch (error) {
+      logger.warn({ server: server.name, error }, 'could not open the connect modal');
+    }
+  };
+}
+
+/** The modal's submission: the secret is stored encrypted for (workspace, user, server); never echoed. */
+export function onConnectSubmitted(people: People, logger: Logger) {
+  return async ({ ack, body, view }: SlackViewMiddlewareArgs) => {
+    let meta: { server?: unknown };
+    try {
+      meta = JSON.parse(view.private_metadata) as typeof meta;
+    } catch {
+      meta = {};
+    }
+    const secret =
+      view.state.values[credentialActions.secretBlock]?.[credentialActions.secretAction]?.value?.trim() ?? '';
+    const server = typeof meta.server === 'string' ? people.personalServer(meta.server) : 'unknown server';
+    if (!secret)
+      return void (await ack({
+        response_action: 'errors',
+        errors: { [credentialActions.secretBlock]: 'Paste your token here.' },
+      }));
+    if (typeof server === 'string')
+      return void (await ack({
+        response_action: 'errors',
+        errors: { [credentialActions.secretBlock]: server.replace(/`/g, '') },
+      }));
+    // Whose and which workspace's credential it is comes from Slack's payload, never from the metadata.
+    const workspace = body.team?.id ?? body.user.team_id ?? 'unknown';
+    try {
+      await people.connect(workspace, body.user.id, server.name, secret);
+      await ack({ response_action: 'update', view: connectedModal(server.name) });
+    } catch (error) {
+      logger.error({ server: server.name, error }, 'could not store a credential');
+      await ack({
+        response_action: 'errors',
+        errors: { [credentialActions.secretBlock]: 'The token could not be saved. Try again in a moment.' },
+      });
+    }
+  };
+}
+
+/** Registers the Connect button and the connect modal. */
+export function register(app: App, people: People, logger: Logger): void {
+  app.action<BlockAction<ButtonAction>>(
+    credentialActions.connectButton,
+    onConnectButton(people, app.client, logger),
+  );
+  app.view(credentialActions.modal, onConnectSubmitted(people, logger));
+}

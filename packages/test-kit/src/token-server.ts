@@ -1,0 +1,65 @@
+import { createServer } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { listenOnLoopback } from './ports.js';
+
+/** A person's test token: `tok-<name>-<random>`. Servers answer with the name, never the token. */
+export const tokenOf = (name: string) => `tok-${name}-${Math.random().toString(36).slice(2, 12)}`;
+
+const ownerOf = (authorization: string | undefined) => /^Bearer tok-([a-z]+)-/.exec(authorization ?? '')?.[1];
+
+/** A running {@link startTokenServer}. */
+export interface TokenServer {
+  url: string;
+  /** Each `whoami` call, with the owner of the token it carried. */
+  calls: Array<{ owner: string | undefined }>;
+  close(): void;
+}
+
+/**
+ * A Streamable HTTP MCP server that reads the bearer token of every request; with `requireToken` it
+ * answers 401 to any request without a valid one (`initialize` included), as servers that authenticate
+ * the connection do. `whoami` answers whose token it got; alice gets one more tool, `alice_only`.
+ */
+export async function startTokenServer(options: { requireToken?: boolean } = {}): Promise<TokenServer> {
+  const calls: TokenServer['calls'] = [];
+  const server = createServer(async (request, response) => {
+    const owner = ownerOf(request.headers.authorization);
+    if (options.requireToken && !owner) {
+      response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    const mcp = new McpServer({ name: 'tickets', version: '1.0.0' });
+    mcp.registerTool(
+      'whoami',
+      { description: 'Who the token belongs to', annotations: { readOnlyHint: true } },
+      async () => {
+        calls.push({ owner });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return { content: [{ type: 'text', text: `you are ${owner ?? 'nobody'}` }] };
+      },
+    );
+    if (owner === 'alice')
+      mcp.registerTool(
+        'alice_only',
+        { description: 'Only alice has this', annotations: { readOnlyHint: true } },
+        async () => ({ content: [{ type: 'text', text: 'for alice' }] }),
+      );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    response.on('close', () => void transport.close());
+    await mcp.connect(transport);
+    await transport.handleRequest(request, response);
+  });
+  const base = await listenOnLoopback(server);
+  return {
+    url: `${base}/mcp`,
+    calls,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
