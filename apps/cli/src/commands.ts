@@ -8,6 +8,8 @@ export type CommandOutcome =
 export const helpText = `Commands:
   /tools     list the tools the model can use, by server
   /servers   show each MCP server and its status
+  /connect <server>     give your own token for a server that needs one (input hidden)
+  /disconnect <server>  delete it
   /resources list the resources servers offer
   /read <server> <uri>                read one resource
   /prompts   list the prompts servers offer
@@ -17,7 +19,12 @@ export const helpText = `Commands:
   /exit      quit (Ctrl-C or Ctrl-D work too)`;
 
 /** Runs a slash command; undefined when the line is not one. */
-export async function runCommand(line: string, mcp: McpHost | undefined): Promise<CommandOutcome> {
+export async function runCommand(
+  line: string,
+  mcp: McpHost | undefined,
+  /** Servers the local person has connected their own token for. */
+  connected: ReadonlySet<string> = new Set(),
+): Promise<CommandOutcome> {
   const [command = '', ...rest] = line.trim().split(/\s+/);
   switch (command.toLowerCase()) {
     case '/resources': {
@@ -84,7 +91,12 @@ export async function runCommand(line: string, mcp: McpHost | undefined): Promis
         return { output: 'MCP is off (set MCP_ENABLED=true to use the servers in config/mcp_servers.json).' };
       const lines = mcp.status().map((server) => {
         const detail = server.state === 'connected' ? `${server.toolCount} tools` : (server.reason ?? '');
-        return `  ${server.name} (${server.transport}): ${server.state}${detail ? ` — ${detail}` : ''}`;
+        const yours = server.personalCredential
+          ? connected.has(server.name)
+            ? ' — you: connected'
+            : ` — you: not connected (/connect ${server.name})`
+          : '';
+        return `  ${server.name} (${server.transport}): ${server.state}${detail ? ` — ${detail}` : ''}${yours}`;
       });
       return {
         output: lines.length > 0 ? `MCP servers:\n${lines.join('\n')}` : 'No MCP servers are configured.',

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import {
   type ApprovalDecision,
@@ -25,6 +26,7 @@ import { type DestinationStream, pino } from 'pino';
 import pretty from 'pino-pretty';
 import { approvalAnswer, approvalSummary } from './approval.js';
 import { helpText, runCommand } from './commands.js';
+import { LocalCredentials } from './credentials.js';
 
 const write = (text: string) => process.stdout.write(text);
 const note = (text: string) => process.stderr.write(text);
@@ -124,8 +126,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     return 1;
   }
   let mcp: McpHost | undefined;
+  let credentials: LocalCredentials | undefined;
   try {
     mcp = await startMcpFromEnvironment({ env, logger });
+    credentials = new LocalCredentials(mcp, env, logger);
+    const local = credentials;
     const chat = new ChatService({
       provider,
       tools: mcp,
@@ -141,7 +146,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
 
     if (options.values.once !== undefined) {
       // No one to ask: tools that need approval are refused, unless --yes approves them all.
+      const tools = await local.tools();
       const result = await chat.respond({
+        ...(tools ? { tools } : {}),
         history: [],
         userMessage: options.values.once,
         onEvent,
@@ -156,11 +163,15 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       `ai-assistant chat — ${setupError ? 'no model configured (questions explain what to set)' : provider.name}, ${mcp ? `${mcp.listTools().length} tools` : 'MCP off'}` +
         `${failed.length ? ` (${failed.length} server(s) failed: /servers)` : ''}. /help for commands, Ctrl-C to quit.\n`,
     );
-    const terminal = createInterface({
-      input: process.stdin,
-      output: process.stdout,
-      terminal: process.stdin.isTTY,
+    // What is typed is echoed, except while a token is being pasted after /connect.
+    let hidden = false;
+    const output = new Writable({
+      write(chunk, _encoding, done) {
+        if (!hidden) process.stdout.write(chunk);
+        done();
+      },
     });
+    const terminal = createInterface({ input: process.stdin, output, terminal: process.stdin.isTTY });
     let history: Message[] = [];
     let current: AbortController | undefined;
     // Ctrl-C cancels a running answer, or quits at the prompt.
@@ -190,7 +201,32 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       const next = await lines.next();
       if (next.done) break;
       const line = String(next.value);
-      const command = line.trim() ? await runCommand(line, mcp) : { output: '' };
+      const [word, server] = line.trim().split(/\s+/);
+      if (word === '/connect' || word === '/disconnect') {
+        const problem = local.problem(server);
+        if (problem) write(`${problem}\n`);
+        else if (word === '/disconnect')
+          write(
+            (await local.disconnect(server as string))
+              ? `Disconnected ${server}: your token is deleted.\n`
+              : `You had not connected ${server}.\n`,
+          );
+        else {
+          note(`Paste your token for ${server} (input hidden), then Enter: `);
+          hidden = true;
+          const secret = await lines.next();
+          hidden = false;
+          const value = secret.done ? '' : String(secret.value).trim();
+          if (!value) write('\nNothing entered; not connected.\n');
+          else {
+            await local.connect(server as string, value);
+            write(`\n✓ connected: ${server} now uses your own token.\n`);
+          }
+        }
+        terminal.prompt();
+        continue;
+      }
+      const command = line.trim() ? await runCommand(line, mcp, await local.connected()) : { output: '' };
       let turn = { history, userMessage: line };
       if (command) {
         if (command.output) write(`${command.output}\n`);
@@ -205,8 +241,10 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       current = new AbortController();
       try {
         let streamed = false;
+        const tools = await local.tools();
         const result = await chat.respond({
           ...turn,
+          ...(tools ? { tools } : {}),
           signal: current.signal,
           streamText: true,
           approve,
@@ -233,6 +271,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     return 1;
   } finally {
     await mcp?.close();
+    await credentials?.close();
   }
 }
 

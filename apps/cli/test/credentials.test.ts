@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
+import {
+  childProcesses,
+  completion,
+  type FakeRequest,
+  type FakeVendor,
+  startFakeVendor,
+  startTokenServer,
+  type TokenServer,
+  tokenOf,
+  writeMcpConfig,
+} from '@ai-assistant/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const entry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
+
+/** Runs the chat with `input` on stdin; resolves with its output once it exits (bounded). */
+function chat(args: string[], env: Record<string, string>, input: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+    const child = spawn(process.execPath, [entry, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+function ticketsModel(request: FakeRequest) {
+  const messages = (request.body.messages ?? []) as Array<{ role: string; content: string | null }>;
+  const last = messages.at(-1);
+  if (last?.role === 'tool') return completion(request, { text: `結果: ${last.content}` });
+  return completion(request, { toolCall: { name: 'mcp__tickets__whoami', arguments: {} } });
+}
+
+describe('terminal chat: /connect, /disconnect, /servers with the store', () => {
+  let jma: FakeJma;
+  let llm: FakeVendor;
+  let tickets: TokenServer;
+  let dataDir: string;
+  let config: ReturnType<typeof writeMcpConfig>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    [jma, llm, tickets] = await Promise.all([startFakeJma(), startFakeVendor(), startTokenServer()]);
+    llm.respondWith(ticketsModel);
+    dataDir = mkdtempSync(resolve(tmpdir(), 'chat-store-'));
+    config = writeMcpConfig(jma.baseUrl, {
+      tickets: { url: tickets.url, headers: { Authorization: 'Bearer ${token}' } },
+    });
+    env = {
+      MCP_ENABLED: 'true',
+      MCP_SERVERS_CONFIG: config.path,
+      OPENAI_API_KEY: 'sk-test-0123456789',
+      OPENAI_BASE_URL: llm.baseURL,
+      DATA_DIR: dataDir,
+    };
+  });
+  afterAll(async () => {
+    await Promise.all([jma.close(), llm.close()]);
+    tickets.close();
+    config.remove();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('the local user connects with hidden input, is then asked as themselves, and the token stays out of the output', async () => {
+    const secret = tokenOf('alice');
+    const first = await chat([], env, `/servers\n/connect tickets\n${secret}\n/servers\nチケットは？\n`);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('you: not connected (/connect tickets)');
+    expect(first.stdout).toContain('✓ connected: tickets now uses your own token.');
+    expect(first.stdout).toContain('you: connected');
+    expect(first.stdout).toContain('結果: you are alice');
+    expect(first.stdout + first.stderr).not.toContain(secret);
+
+    // Kept in the store (DATA_DIR): the next run is still alice.
+    const again = await chat(['--once', 'チケットは？'], env, '');
+    expect(again.stdout).toContain('結果: you are alice');
+
+    const removed = await chat([], env, '/disconnect tickets\n');
+    expect(removed.stdout).toContain('Disconnected tickets: your token is deleted.');
+    const after = await chat(['--once', 'チケットは？'], env, '');
+    expect(after.stdout).toContain('/connect tickets');
+    expect(childProcesses()).toEqual([]);
+  });
+});
