@@ -10,7 +10,6 @@ export {
   type RespondResult,
   type TraceEntry,
 } from './chat/chat-service.js';
-export type { ToolHost } from './chat/tool-host.js';
 export {
   type ApprovalPolicy,
   type BuiltinServerConfig,
@@ -58,6 +57,7 @@ export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 export type { McpHost } from './mcp-host.js';
 export { environmentSecrets, Redactor } from './redaction.js';
+export type { ToolHost } from './tool-host.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
 export { CalculationError, calculate } from './tools/calculate.js';
 export { OpenApiSpecError } from './tools/openapi-tools.js';

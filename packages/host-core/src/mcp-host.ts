@@ -1,4 +1,3 @@
-import type { ToolHost } from './chat/tool-host.js';
 import type {
   CallToolOptions,
   FilledPrompt,
@@ -10,6 +9,7 @@ import type {
 } from './mcp/client-manager.js';
 import type { Person } from './mcp/person-view.js';
 import type { PersonKey } from './mcp/personal-pool.js';
+import type { ToolHost } from './tool-host.js';
 
 /**
  * What an app (Slack, the terminal chat) uses of its MCP servers: the loop's {@link ToolHost} plus the

@@ -1,8 +1,8 @@
 import { type Logger, silentLogger } from '../logger.js';
+import type { ToolHost } from '../tool-host.js';
 import type { LLMProvider, Message } from '../types.js';
 import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
-import type { ToolHost } from './tool-host.js';
 import { TurnTools } from './turn-tools.js';
 
 export { ChatCancelledError } from './cancellation.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { RequestTokens } from '../mcp/header-templates.js';
+import type { ToolHost } from '../tool-host.js';
 import type { LLMProvider, Message, ToolHints } from '../types.js';
-import type { ToolHost } from './tool-host.js';
 
 /** Progress of one turn, reported as it happens. */
 export type ChatEvent =

@@ -8,11 +8,11 @@ import {
   McpToolTimeoutError,
 } from '../mcp/errors.js';
 import type { RequestTokens } from '../mcp/header-templates.js';
+import type { ToolHost } from '../tool-host.js';
 import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
 import type { Message, ToolCall, ToolDefinition } from '../types.js';
 import { ChatCancelledError } from './cancellation.js';
 import type { ChatEvent, RespondInput, TraceEntry } from './chat-types.js';
-import type { ToolHost } from './tool-host.js';
 
 /** What one turn's tool calls share. */
 export interface TurnToolsOptions {

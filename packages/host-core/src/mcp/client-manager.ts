@@ -1,7 +1,7 @@
-import type { ToolHost } from '../chat/tool-host.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
+import type { ToolHost } from '../tool-host.js';
 import type { ToolDefinition } from '../types.js';
 import { promptsOf, resourcesOf, templatesOf } from './catalog.js';
 import {

@@ -1,5 +1,5 @@
-import type { ToolHost } from '../chat/tool-host.js';
 import type { ServerConfig } from '../config/mcp-config.js';
+import type { ToolHost } from '../tool-host.js';
 import type { ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
 import { McpToolNotFoundError } from './errors.js';

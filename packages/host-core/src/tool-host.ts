@@ -3,8 +3,8 @@ import type {
   CallToolOptions,
   ResolvedTool,
   ToolCallOutcome,
-} from '../mcp/client-manager.js';
-import type { ToolDefinition } from '../types.js';
+} from './mcp/client-manager.js';
+import type { ToolDefinition } from './types.js';
 
 /**
  * The seam where the chat loop meets the tools: what `ChatService` needs, and nothing more.
