@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { childProcesses } from '@ai-assistant/test-kit';
 import { it } from 'vitest';
-import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
-import { echoServer } from '../test/helpers.js';
+import { personalEcho } from '../test/helpers.js';
 import { percentile, printTable } from './table.js';
 
 const rssMiB = (pid: number | 'self') => {
@@ -14,20 +13,7 @@ const rssMiB = (pid: number | 'self') => {
 };
 
 it('per-person connections: cold first call, and 100 pooled stdio connections', async () => {
-  const servers = parseMcpConfig(
-    JSON.stringify({
-      mcpServers: {
-        mine: {
-          command: process.execPath,
-          args: [echoServer],
-          connection: 'per_user',
-          env: { PERSONAL_TOKEN: '${token}' },
-        },
-      },
-    }),
-    'mcp_servers.json',
-    {},
-  );
+  const servers = personalEcho();
   const manager = new McpClientManager({ env: {}, personalPool: { max: 100 } });
   await manager.connect(servers);
   const person = (index: number) => ({

@@ -1,11 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { freePort, listenOnLoopback, recordingLogger, weatherEntry } from '@ai-assistant/test-kit';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from '../src/config/mcp-config.js';
+import {
+  freePort,
+  listenOnLoopback,
+  recordingLogger,
+  startStatelessServer,
+  weatherEntry,
+} from '@ai-assistant/test-kit';
+import {
+  parseMcpConfig,
+  type RemoteServerConfig,
+  type ServerConfig,
+  type StdioServerConfig,
+} from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import type { McpClientManagerOptions } from '../src/mcp/manager-types.js';
 
@@ -48,7 +56,7 @@ export function remoteServer(
   return { name, transport, url, headers: {}, timeoutMs: 30_000, disabled: false, ...extra };
 }
 
-export { freePort, listenOnLoopback, recordingLogger, weatherEntry };
+export { freePort, listenOnLoopback, recordingLogger, startStatelessServer, weatherEntry };
 
 /** Starts server-everything over HTTP (`streamableHttp`) or SSE; resolves once it listens. */
 export async function startEverything(
@@ -98,34 +106,6 @@ export function weatherServer(jmaBaseUrl: string, extra: Partial<StdioServerConf
 export const knowledgeEntry = join(repositoryRoot, 'mcp_servers', 'knowledge', 'dist', 'index.js');
 
 /**
- * A stateless Streamable HTTP MCP server on loopback: `register` adds tools, resources and prompts to a
- * fresh McpServer for each request, and sees that request (its headers).
- */
-export async function startStatelessServer(
-  register: (mcp: McpServer, request: IncomingMessage) => void,
-): Promise<{ url: string; close(): void }> {
-  const server = createHttpServer(async (request, response) => {
-    const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
-    register(mcp, request);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    response.on('close', () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(request, response);
-  });
-  const base = await listenOnLoopback(server);
-  return {
-    url: `${base}/mcp`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
-/**
  * Managers opened by the tests of one file, closed after each test: `connect(servers, options)` opens one.
  * Call `closeAll` from `afterEach`.
  */
@@ -141,3 +121,20 @@ export function managerPool() {
     closeAll: () => Promise.all(managers.splice(0).map((manager) => manager.close())),
   };
 }
+
+/** A stdio echo server opened per person, with their secret in PERSONAL_TOKEN only. */
+export const personalEcho = (env: NodeJS.ProcessEnv = {}) =>
+  parseMcpConfig(
+    JSON.stringify({
+      mcpServers: {
+        mine: {
+          command: process.execPath,
+          args: [echoServer],
+          connection: 'per_user',
+          env: { PERSONAL_TOKEN: '${token}' },
+        },
+      },
+    }),
+    'mcp_servers.json',
+    env,
+  );

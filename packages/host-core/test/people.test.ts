@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpToolCredentialsError, McpToolNotFoundError } from '../src/mcp/errors.js';
 import type { Person } from '../src/mcp/person-view.js';
-import { echoServer, managerPool } from './helpers.js';
+import { echoServer, managerPool, personalEcho } from './helpers.js';
 
 const pool = managerPool();
 afterEach(() => pool.closeAll());
@@ -208,21 +208,14 @@ describe('each workspace its own servers', () => {
 });
 
 describe('per-person stdio servers', () => {
+  it('a secret holding "$&" or "$$" reaches the server exactly as given', async () => {
+    const manager = await pool.connect(personalEcho(), { env: {} });
+    const view = await manager.forPerson(person('T1', 'U_odd', { mine: 'tok-a$&b$$c-0123456789' }));
+    expect((await view.callTool('mcp__mine__token_owner', {})).text).toBe('owner=a$&b$$c other=unset');
+  });
+
   it('get the secret only in the env entry naming ${token}; the pool reaps children on eviction (LRU) and on close', async () => {
-    const servers = parseMcpConfig(
-      JSON.stringify({
-        mcpServers: {
-          mine: {
-            command: process.execPath,
-            args: [echoServer],
-            connection: 'per_user',
-            env: { PERSONAL_TOKEN: '${token}' },
-          },
-        },
-      }),
-      'mcp_servers.json',
-      { OTHER_SECRET: 'host-secret-should-not-pass' },
-    );
+    const servers = personalEcho({ OTHER_SECRET: 'host-secret-should-not-pass' });
     const manager = await pool.connect(servers, {
       env: { OTHER_SECRET: 'host-secret-should-not-pass' },
       personalPool: { max: 2 },
@@ -244,20 +237,7 @@ describe('per-person stdio servers', () => {
   });
 
   it('a per-person connection unused for the idle timeout is closed and its process reaped', async () => {
-    const servers = parseMcpConfig(
-      JSON.stringify({
-        mcpServers: {
-          mine: {
-            command: process.execPath,
-            args: [echoServer],
-            connection: 'per_user',
-            env: { PERSONAL_TOKEN: '${token}' },
-          },
-        },
-      }),
-      'mcp_servers.json',
-      {},
-    );
+    const servers = personalEcho();
     const manager = await pool.connect(servers, { env: {}, personalPool: { idleMs: 300 } });
     const dan = await manager.forPerson(person('T1', 'U_dan', { mine: tokenOf('dan') }));
     expect((await dan.callTool('mcp__mine__token_owner', {})).text).toBe('owner=dan other=unset');

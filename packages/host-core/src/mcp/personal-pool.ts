@@ -35,7 +35,10 @@ const fingerprintOf = (secret: string) => createHash('sha256').update(secret).di
 function configFor(config: ServerConfig, secret: string): ServerConfig {
   const fill = (values: Record<string, string>) =>
     Object.fromEntries(
-      Object.entries(values).map(([key, value]) => [key, value.replaceAll('${token}', secret)]),
+      Object.entries(values).map(([key, value]) => [
+        key, // A function, so `$&`, `$$` … in a secret are taken as they are, not as replacement patterns.
+        value.replaceAll('${token}', () => secret),
+      ]),
     );
   if (config.transport === 'stdio') return { ...config, env: fill(config.env) };
   if (config.transport === 'http' || config.transport === 'sse')
