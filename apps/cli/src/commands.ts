@@ -22,8 +22,8 @@ export const helpText = `Commands:
 export async function runCommand(
   line: string,
   mcp: McpHost | undefined,
-  /** Servers the local person has connected their own token for. */
-  connected: ReadonlySet<string> = new Set(),
+  /** Servers the local person has connected their own token for (read only by /servers). */
+  connectedServers: () => Promise<ReadonlySet<string>> = async () => new Set(),
 ): Promise<CommandOutcome> {
   const [command = '', ...rest] = line.trim().split(/\s+/);
   switch (command.toLowerCase()) {
@@ -89,6 +89,7 @@ export async function runCommand(
     case '/servers': {
       if (!mcp)
         return { output: 'MCP is off (set MCP_ENABLED=true to use the servers in config/mcp_servers.json).' };
+      const connected = await connectedServers();
       const lines = mcp.status().map((server) => {
         const detail = server.state === 'connected' ? `${server.toolCount} tools` : (server.reason ?? '');
         const yours = server.personalCredential

@@ -226,7 +226,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         terminal.prompt();
         continue;
       }
-      const command = line.trim() ? await runCommand(line, mcp, await local.connected()) : { output: '' };
+      const command = line.trim() ? await runCommand(line, mcp, () => local.connected()) : { output: '' };
       let turn = { history, userMessage: line };
       if (command) {
         if (command.output) write(`${command.output}\n`);

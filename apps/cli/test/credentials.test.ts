@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -15,31 +14,7 @@ import {
   writeMcpConfig,
 } from '@ai-assistant/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const entry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
-
-/** Runs the chat with `input` on stdin; resolves with its output once it exits (bounded). */
-function chat(args: string[], env: Record<string, string>, input: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(process.execPath, [entry, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
+import { run } from './run-chat.js';
 
 function ticketsModel(request: FakeRequest) {
   const messages = (request.body.messages ?? []) as Array<{ role: string; content: string | null }>;
@@ -79,7 +54,7 @@ describe('terminal chat: /connect, /disconnect, /servers with the store', () => 
 
   it('the local user connects with hidden input, is then asked as themselves, and the token stays out of the output', async () => {
     const secret = tokenOf('alice');
-    const first = await chat([], env, `/servers\n/connect tickets\n${secret}\n/servers\nチケットは？\n`);
+    const first = await run([], env, `/servers\n/connect tickets\n${secret}\n/servers\nチケットは？\n`);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('you: not connected (/connect tickets)');
     expect(first.stdout).toContain('✓ connected: tickets now uses your own token.');
@@ -88,12 +63,12 @@ describe('terminal chat: /connect, /disconnect, /servers with the store', () => 
     expect(first.stdout + first.stderr).not.toContain(secret);
 
     // Kept in the store (DATA_DIR): the next run is still alice.
-    const again = await chat(['--once', 'チケットは？'], env, '');
+    const again = await run(['--once', 'チケットは？'], env, '');
     expect(again.stdout).toContain('結果: you are alice');
 
-    const removed = await chat([], env, '/disconnect tickets\n');
+    const removed = await run([], env, '/disconnect tickets\n');
     expect(removed.stdout).toContain('Disconnected tickets: your token is deleted.');
-    const after = await chat(['--once', 'チケットは？'], env, '');
+    const after = await run(['--once', 'チケットは？'], env, '');
     expect(after.stdout).toContain('/connect tickets');
     expect(childProcesses()).toEqual([]);
   });

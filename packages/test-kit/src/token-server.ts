@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { listenOnLoopback } from './ports.js';
@@ -23,28 +23,46 @@ export interface TokenServer {
  */
 export async function startTokenServer(options: { requireToken?: boolean } = {}): Promise<TokenServer> {
   const calls: TokenServer['calls'] = [];
-  const server = createServer(async (request, response) => {
-    const owner = ownerOf(request.headers.authorization);
-    if (options.requireToken && !owner) {
-      response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
-      return;
-    }
-    const mcp = new McpServer({ name: 'tickets', version: '1.0.0' });
-    mcp.registerTool(
-      'whoami',
-      { description: 'Who the token belongs to', annotations: { readOnlyHint: true } },
-      async () => {
-        calls.push({ owner });
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        return { content: [{ type: 'text', text: `you are ${owner ?? 'nobody'}` }] };
-      },
-    );
-    if (owner === 'alice')
+  const server = await startStatelessServer(
+    (mcp, request) => {
+      const owner = ownerOf(request.headers.authorization);
       mcp.registerTool(
-        'alice_only',
-        { description: 'Only alice has this', annotations: { readOnlyHint: true } },
-        async () => ({ content: [{ type: 'text', text: 'for alice' }] }),
+        'whoami',
+        { description: 'Who the token belongs to', annotations: { readOnlyHint: true } },
+        async () => {
+          calls.push({ owner });
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return { content: [{ type: 'text', text: `you are ${owner ?? 'nobody'}` }] };
+        },
       );
+      if (owner === 'alice')
+        mcp.registerTool(
+          'alice_only',
+          { description: 'Only alice has this', annotations: { readOnlyHint: true } },
+          async () => ({ content: [{ type: 'text', text: 'for alice' }] }),
+        );
+    },
+    (request, response) => {
+      if (!options.requireToken || ownerOf(request.headers.authorization)) return true;
+      response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return false;
+    },
+  );
+  return { ...server, calls };
+}
+
+/**
+ * A stateless Streamable HTTP MCP server on loopback: each request gets a fresh `McpServer` that
+ * `register` fills (it may read the request); `admit` may answer a request itself (401) instead.
+ */
+export async function startStatelessServer(
+  register: (mcp: McpServer, request: IncomingMessage) => void,
+  admit: (request: IncomingMessage, response: ServerResponse) => boolean = () => true,
+): Promise<{ url: string; close(): void }> {
+  const server = createServer(async (request, response) => {
+    if (!admit(request, response)) return;
+    const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
+    register(mcp, request);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -56,7 +74,6 @@ export async function startTokenServer(options: { requireToken?: boolean } = {})
   const base = await listenOnLoopback(server);
   return {
     url: `${base}/mcp`,
-    calls,
     close: () => {
       server.closeAllConnections();
       server.close();

@@ -32,7 +32,7 @@ import type {
   ServerStatus,
   ToolCallOutcome,
 } from './manager-types.js';
-import { type Person, PersonView, serverEnabled } from './person-view.js';
+import { type Person, PersonView, serverEnabled, type ViewSource } from './person-view.js';
 import { PersonalPool, type PersonKey } from './personal-pool.js';
 import { type RequestWork, runRequest } from './request-path.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
@@ -286,26 +286,6 @@ export class McpClientManager {
    * system prompt instead of offered.
    */
   async forPerson(person: Person): Promise<ToolHost> {
-    const view = (connections: Connection[]) =>
-      new PersonView(
-        {
-          shared: this,
-          configs: () => [...this.connections.values()].map((connection) => connection.config),
-          instructions: () => this.instructions(),
-          callOn: (connection, tool, name, args, options) =>
-            this.callEntry(
-              connection,
-              tool,
-              name,
-              args,
-              options,
-              `${name}\u0000${person.workspace}\u0000${person.user}`,
-            ),
-          warn: (fields, message) => this.logger.warn(fields, message),
-        },
-        person,
-        connections,
-      );
     const wanted = [...this.connections.values()].filter(
       (connection) =>
         connection.state === 'per_user' &&
@@ -317,7 +297,23 @@ export class McpClientManager {
         this.pool.get(connection.config, person, person.credentials[connection.config.name] as string),
       ),
     );
-    return view(own);
+    const source: ViewSource = {
+      shared: this,
+      configs: () => [...this.connections.values()].map((connection) => connection.config),
+      instructions: () => this.instructions(),
+      // A person's own connection has its own slots: one person's calls never queue behind another's.
+      callOn: (connection, tool, name, args, options) =>
+        this.callEntry(
+          connection,
+          tool,
+          name,
+          args,
+          options,
+          `${connection.config.name}\u0000${person.workspace}\u0000${person.user}`,
+        ),
+      warn: (fields, message) => this.logger.warn(fields, message),
+    };
+    return new PersonView(source, person, own);
   }
 
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */

@@ -105,26 +105,26 @@ export class PersonView implements ToolHost {
   }
 
   systemInstructions(): string[] {
-    const texts: string[] = [];
+    const shared = this.source.instructions().filter((entry) => this.enabled(entry.server));
+    const personal: string[] = [];
     for (const config of this.byName.values()) {
-      if (config.disabled || !this.enabled(config.name)) continue;
-      if (config.connection === 'per_user') {
-        const own = this.personal.find((connection) => connection.config.name === config.name);
-        if (own?.state === 'connected') {
-          if (config.systemInstruction) texts.push(config.systemInstruction);
-        } else if (own) {
-          texts.push(
-            `The user's own connection to the "${config.name}" server failed${own.reason ? ` (${this.source.shared.redact(own.reason)})` : ''}, so its tools are not available now. If the question needs them, tell the user; if their credential may be wrong, they can connect again (${this.hint(config.name)}).`,
-          );
-        } else {
-          texts.push(
-            `The "${config.name}" server works with each user's own credential, and this user has not connected one, so its tools are not offered. If the question needs it, tell them it becomes available after they connect it (${this.hint(config.name)}), then ask again.`,
-          );
-        }
+      if (config.disabled || config.connection !== 'per_user' || !this.enabled(config.name)) continue;
+      const own = this.personal.find((connection) => connection.config.name === config.name);
+      const hint = this.credentialHint(config.name);
+      if (own?.state === 'connected') {
+        if (config.systemInstruction) personal.push(config.systemInstruction);
+      } else if (own) {
+        const reason = own.reason ? ` (${this.source.shared.redact(own.reason)})` : '';
+        personal.push(
+          `The user's own connection to the "${config.name}" server failed${reason}, so its tools are not available now. If the question needs them, tell the user; if their credential may be wrong, they can connect again (${hint}).`,
+        );
+      } else {
+        personal.push(
+          `The "${config.name}" server works with each user's own credential, and this user has not connected one, so its tools are not offered. If the question needs it, tell them it becomes available after they connect it (${hint}), then ask again.`,
+        );
       }
     }
-    const shared = this.source.instructions().filter((entry) => this.enabled(entry.server));
-    return [...shared.map((entry) => entry.text), ...texts];
+    return [...shared.map((entry) => entry.text), ...personal];
   }
 
   responseInstructionFor(toolName: string): string | undefined {
@@ -153,10 +153,6 @@ export class PersonView implements ToolHost {
   }
 
   credentialHint(server: string): string {
-    return this.hint(server);
-  }
-
-  private hint(server: string): string {
     return this.person.connectHint?.(server) ?? `connect ${server}`;
   }
 

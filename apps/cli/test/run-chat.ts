@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+
+const entry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
+
+/** Runs the built chat in a temporary folder with `input` on stdin; resolves with its output once it exits (killed after 20 s). */
+export function run(args: string[], env: Record<string, string>, input?: string) {
+  const workdir = mkdtempSync(resolve(tmpdir(), 'chat-'));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolvePromise) => {
+    const child = spawn(process.execPath, [entry, ...args], {
+      cwd: workdir,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      rmSync(workdir, { recursive: true, force: true });
+      resolvePromise({ code, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin.end(input);
+    else child.stdin.end();
+  });
+}
