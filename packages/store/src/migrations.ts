@@ -58,11 +58,11 @@ export async function migrate(db: Kysely<unknown>): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    const detail = error instanceof Error ? error.message : String(error);
+    // No migration ran: the database could not be reached (or locked) at all.
     throw new Error(
-      `store migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
-      {
-        cause: error,
-      },
+      failed ? `migration ${failed} failed: ${detail}` : `cannot reach the database to migrate it: ${detail}`,
+      { cause: error },
     );
   }
   return (results ?? [])
