@@ -19,16 +19,20 @@ export interface Connected {
 export async function connectDatabase(options: {
   databaseUrl?: string;
   dataDir: string;
+  poolSize?: number;
 }): Promise<Connected> {
   if (options.databaseUrl) {
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
-      max: 10,
+      max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
     });
     // An idle client that loses its server must not take the process down.
     pool.on('error', () => {});
+    // Nor one that loses it while lent out (a held lock's connection when the server restarts): the
+    // query in flight fails, which its caller handles.
+    pool.on('connect', (client) => client.on('error', () => {}));
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), engine: 'postgres' };
   }
   const { PGlite } = await import('@electric-sql/pglite');

@@ -1,9 +1,13 @@
+export { Coordination, claimRetentionMs, type EventClaim, type ThreadTurn } from './coordination.js';
 export type { Engine } from './engines.js';
 export { CredentialKeyError, Keyring, keyFileName, keyIdOf, keyVariable, newKey } from './keyring.js';
 export { type StoreLogger, silentStoreLogger } from './logger.js';
 export {
   type CredentialInfo,
   defaultDataDir,
+  type InstallationQuery,
+  type InstallationRecord,
+  installationId,
   openStore,
   openStoreFromEnvironment,
   type PersonCredentials,

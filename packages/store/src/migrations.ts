@@ -42,6 +42,54 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('user_credentials_key').on('user_credentials').column('key_id').execute();
     },
   },
+  '0002_installations_and_event_claims': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('slack_installations')
+        // `E:<enterprise id>` for an org-wide install, `T:<team id>` otherwise.
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('team_id', 'text')
+        .addColumn('enterprise_id', 'text')
+        .addColumn('is_enterprise_install', 'boolean', (column) => column.notNull())
+        .addColumn('bot_user_id', 'text')
+        .addColumn('bot_id', 'text')
+        .addColumn('scopes', 'text')
+        .addColumn('installer_user_id', 'text')
+        .addColumn('secret', 'text', (column) => column.notNull())
+        .addColumn('key_id', 'text', (column) => column.notNull())
+        .addColumn('installed_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .addColumn('updated_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema
+        .createIndex('slack_installations_enterprise')
+        .on('slack_installations')
+        .column('enterprise_id')
+        .execute();
+      await db.schema
+        .createTable('event_claims')
+        .addColumn('event_id', 'text', (column) => column.primaryKey())
+        // `<team>:<channel>:<thread ts>`; null for events that answer nothing in a thread.
+        .addColumn('thread_key', 'text')
+        .addColumn('message_ts', 'numeric')
+        .addColumn('replica_key', 'integer', (column) => column.notNull())
+        .addColumn('claimed_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .addColumn('finished_at', 'timestamptz')
+        .addColumn('abandoned', 'boolean', (column) => column.notNull().defaultTo(false))
+        .execute();
+      await db.schema
+        .createIndex('event_claims_thread')
+        .on('event_claims')
+        .columns(['thread_key', 'message_ts'])
+        .where(sql.ref('finished_at'), 'is', null)
+        .execute();
+      await db.schema.createIndex('event_claims_age').on('event_claims').column('claimed_at').execute();
+      await db.schema
+        .createIndex('slack_installations_key')
+        .on('slack_installations')
+        .column('key_id')
+        .execute();
+    },
+  },
 };
 
 /**

@@ -32,9 +32,44 @@ export interface UserCredentialsTable {
   last_used_at: Timestamp | null;
 }
 
-/** The database as Kysely sees it. Installations and processed events come with the next migrations. */
+/** A Slack app installation (OAuth): who installed where, and its tokens (encrypted, as JSON). */
+export interface SlackInstallationsTable {
+  /** `E:<enterprise id>` for an org-wide install, `T:<team id>` otherwise. */
+  id: string;
+  team_id: string | null;
+  enterprise_id: string | null;
+  is_enterprise_install: boolean;
+  bot_user_id: string | null;
+  bot_id: string | null;
+  /** Comma-separated bot scopes. */
+  scopes: string | null;
+  installer_user_id: string | null;
+  /** The whole installation (tokens included) as JSON, encrypted like a credential. */
+  secret: string;
+  key_id: string;
+  installed_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** An event one replica took on (the dedupe across replicas, and the order within a thread). */
+export interface EventClaimsTable {
+  event_id: string;
+  thread_key: string | null;
+  /** The message's Slack ts, which orders a thread. */
+  message_ts: string | null;
+  /** The claiming replica; it holds an advisory lock on this key while it lives. */
+  replica_key: number;
+  claimed_at: Timestamp;
+  finished_at: Timestamp | null;
+  /** Finished by another replica because the claiming one died. */
+  abandoned: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+/** The database as Kysely sees it. */
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_servers: WorkspaceServersTable;
   user_credentials: UserCredentialsTable;
+  slack_installations: SlackInstallationsTable;
+  event_claims: EventClaimsTable;
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Kysely, sql } from 'kysely';
+import { Coordination } from './coordination.js';
 import { connectDatabase, type Engine } from './engines.js';
 import { CredentialKeyError, type Keyring, loadKeyring } from './keyring.js';
 import { type StoreLogger, silentStoreLogger } from './logger.js';
@@ -16,6 +17,34 @@ export interface StoreOptions {
   /** Where `ASSISTANT_ENCRYPTION_KEY` is read (default: process.env). */
   env?: NodeJS.ProcessEnv;
   logger?: StoreLogger;
+  /** Most PostgreSQL connections at once (default 10); each answer in a thread holds one for its turn. */
+  poolSize?: number;
+}
+
+/** A Slack app installation as stored: the fields to find it by, and the whole of it as JSON. */
+export interface InstallationRecord {
+  teamId?: string;
+  enterpriseId?: string;
+  isEnterpriseInstall: boolean;
+  botUserId?: string;
+  botId?: string;
+  scopes?: string[];
+  installerUserId?: string;
+  /** The installation as the OAuth library gives it (tokens included), JSON; stored encrypted. */
+  data: string;
+}
+
+/** Which installation: an org-wide one by its enterprise, else a workspace's by its team. */
+export interface InstallationQuery {
+  teamId?: string;
+  enterpriseId?: string;
+  isEnterpriseInstall: boolean;
+}
+
+/** The installation row's id for a query, or undefined when the query names nothing. */
+export function installationId(query: InstallationQuery): string | undefined {
+  if (query.isEnterpriseInstall) return query.enterpriseId ? `E:${query.enterpriseId}` : undefined;
+  return query.teamId ? `T:${query.teamId}` : undefined;
 }
 
 /** One stored credential, without its secret. */
@@ -57,6 +86,8 @@ const lastUsedGranularityMs = 60_000;
 export class Store {
   private readonly pending = new Set<Promise<unknown>>();
   private closed = false;
+  /** Event claims and thread turns across replicas. */
+  readonly coordination: Coordination;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -65,7 +96,9 @@ export class Store {
     private readonly logger: StoreLogger,
     /** The embedded key file, when the keys came from one. */
     readonly keyFile?: string,
-  ) {}
+  ) {
+    this.coordination = new Coordination(db, engine, logger);
+  }
 
   /** Records a workspace (idempotent). */
   async ensureWorkspace(workspace: string, enterpriseId?: string): Promise<void> {
@@ -185,13 +218,85 @@ export class Store {
       .execute();
   }
 
-  /** Deletes a workspace and everything stored for it (server settings, every credential). */
+  /**
+   * Deletes a workspace and everything stored for it: its installation, server settings, every
+   * credential, its event claims.
+   */
   async deleteWorkspace(workspace: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('user_credentials').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('workspace_servers').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('workspaces').where('id', '=', workspace).execute();
+      await trx.deleteFrom('slack_installations').where('id', '=', `T:${workspace}`).execute();
+      await trx
+        .deleteFrom('event_claims')
+        .where(sql<boolean>`starts_with(thread_key, ${`${workspace}:`})`)
+        .execute();
     });
+  }
+
+  /**
+   * Forgets an uninstalled app: an org-wide install takes its installation and every workspace of the
+   * organisation with it; a workspace install, that workspace. Returns the workspaces deleted.
+   */
+  async forgetInstallation(query: InstallationQuery): Promise<string[]> {
+    const workspaces = new Set<string>();
+    if (!query.isEnterpriseInstall && query.teamId) workspaces.add(query.teamId);
+    if (query.isEnterpriseInstall && query.enterpriseId) {
+      const rows = await this.db
+        .selectFrom('workspaces')
+        .select('id')
+        .where('enterprise_id', '=', query.enterpriseId)
+        .execute();
+      for (const row of rows) workspaces.add(row.id);
+      await this.db.deleteFrom('slack_installations').where('id', '=', `E:${query.enterpriseId}`).execute();
+    }
+    for (const workspace of workspaces) await this.deleteWorkspace(workspace);
+    return [...workspaces];
+  }
+
+  /** Stores (or replaces) an installation, its tokens encrypted. */
+  async saveInstallation(record: InstallationRecord): Promise<void> {
+    const id = installationId(record);
+    if (!id) throw new Error('an installation needs a team id (or an enterprise id for an org-wide install)');
+    const { secret, keyId } = this.keyring.encrypt(record.data, `installation:${id}`);
+    const fields = {
+      team_id: record.teamId ?? null,
+      enterprise_id: record.enterpriseId ?? null,
+      is_enterprise_install: record.isEnterpriseInstall,
+      bot_user_id: record.botUserId ?? null,
+      bot_id: record.botId ?? null,
+      scopes: record.scopes?.join(',') ?? null,
+      installer_user_id: record.installerUserId ?? null,
+      secret,
+      key_id: keyId,
+    };
+    await this.db
+      .insertInto('slack_installations')
+      .values({ id, ...fields })
+      .onConflict((conflict) => conflict.column('id').doUpdateSet({ ...fields, updated_at: sql`now()` }))
+      .execute();
+    if (record.teamId) await this.ensureWorkspace(record.teamId, record.enterpriseId);
+  }
+
+  /** The stored installation's JSON, decrypted; undefined when there is none. */
+  async findInstallation(query: InstallationQuery): Promise<string | undefined> {
+    const id = installationId(query);
+    if (!id) return undefined;
+    const row = await this.db
+      .selectFrom('slack_installations')
+      .select('secret')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? this.keyring.decrypt(row.secret, `installation:${id}`, 'slack installation') : undefined;
+  }
+
+  /** Deletes an installation only (the workspace's other data stays); whether there was one. */
+  async deleteInstallation(query: InstallationQuery): Promise<boolean> {
+    const id = installationId(query);
+    if (!id) return false;
+    const result = await this.db.deleteFrom('slack_installations').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
   }
 
   /**
@@ -217,7 +322,25 @@ export class Store {
         .where('secret', '=', row.secret)
         .execute();
     }
-    return rows.length;
+    const installations = await this.db
+      .selectFrom('slack_installations')
+      .select(['id', 'secret'])
+      .where('key_id', '!=', this.keyring.currentId)
+      .execute();
+    for (const row of installations) {
+      const context = `installation:${row.id}`;
+      const { secret, keyId } = this.keyring.encrypt(
+        this.keyring.decrypt(row.secret, context, 'slack installation'),
+        context,
+      );
+      await this.db
+        .updateTable('slack_installations')
+        .set({ secret, key_id: keyId })
+        .where('id', '=', row.id)
+        .where('secret', '=', row.secret)
+        .execute();
+    }
+    return rows.length + installations.length;
   }
 
   /** Throws when the database cannot be reached (for health checks). */
@@ -229,6 +352,7 @@ export class Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.coordination.stop();
     await Promise.allSettled([...this.pending]);
     await this.db.destroy();
   }
@@ -267,7 +391,11 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     requireVariable: databaseUrl !== undefined,
     logger,
   });
-  const { db, engine } = await connectDatabase({ dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
+  const { db, engine } = await connectDatabase({
+    dataDir,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+  });
   try {
     const applied = await migrate(db as unknown as Kysely<unknown>);
     if (applied.length > 0) logger.info({ engine, migrations: applied }, 'store migrated');
@@ -300,10 +428,15 @@ export function storeSecrets(env: NodeJS.ProcessEnv): string[] {
  * at the repository root), keys from `ASSISTANT_ENCRYPTION_KEY` or the key file. Failures are
  * {@link StoreStartError}s whose message starts with "store: ".
  */
-export async function openStoreFromEnvironment(env: NodeJS.ProcessEnv, logger?: StoreLogger): Promise<Store> {
+export async function openStoreFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  logger?: StoreLogger,
+  options: Pick<StoreOptions, 'poolSize'> = {},
+): Promise<Store> {
   const databaseUrl = env.DATABASE_URL?.trim();
   try {
     return await openStore({
+      ...options,
       env,
       dataDir: env.DATA_DIR?.trim() || defaultDataDir(),
       ...(databaseUrl ? { databaseUrl } : {}),

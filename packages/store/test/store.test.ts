@@ -19,7 +19,7 @@ onBothEngines('store', ({ engine, fresh, open }) => {
     const applied = await sql<{
       count: string;
     }>`select count(*)::text as count from store_migrations`.execute(first.db);
-    expect(applied.rows[0]?.count).toBe('1');
+    expect(applied.rows[0]?.count).toBe('2');
     await first.ping();
     await second.ping();
     expect(first.engine).toBe(engine);

@@ -1,0 +1,239 @@
+import { randomInt } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { Engine } from './engines.js';
+import type { StoreLogger } from './logger.js';
+import type { Database } from './schema.js';
+
+/** An event to claim: its id (Slack's `event_id`, the same on every retry) and its place in a thread. */
+export interface EventClaim {
+  id: string;
+  /** `<team>:<channel>:<thread ts>`; absent for an event that answers in no thread. */
+  thread?: string;
+  /** The message's Slack ts: a thread's messages are answered in this order. */
+  messageTs?: string;
+}
+
+/** A thread's turn: held while its answer runs, then given back (marks the claim finished). */
+export interface ThreadTurn {
+  /** Claims of the thread that a dead replica left unfinished; they are marked abandoned. */
+  abandoned: string[];
+  release(): Promise<void>;
+}
+
+/** Advisory-lock namespaces (the first key of `pg_advisory_lock(int, int)`). */
+const threadLocks = 0x41_41_01;
+const replicaLocks = 0x41_41_02;
+
+/** Claims older than this are deleted (Slack retries an event for about 5 minutes). */
+export const claimRetentionMs = 60 * 60 * 1000;
+
+interface HeldConnection {
+  db: Kysely<Database>;
+  release(): void;
+}
+
+/**
+ * What lets several replicas serve one workspace: an event is answered by the one replica whose claim
+ * (an insert on its unique id) succeeds, and one thread's messages run one at a time in Slack's order,
+ * whichever replica took them.
+ *
+ * On PostgreSQL a thread's turn is a session advisory lock on a connection held while the answer runs;
+ * it ends with the connection, so a replica that dies frees its threads at once. Each replica also holds
+ * a lock on its own key for its lifetime: a claim whose replica no longer holds it was abandoned, and no
+ * longer blocks the thread. PGlite lives in one process, so there a turn is the in-process order alone.
+ */
+export class Coordination {
+  /** This replica's key (random, positive), written on its claims. */
+  readonly replicaKey = randomInt(1, 2 ** 31 - 1);
+  private liveness: HeldConnection | undefined;
+  private pruner: NodeJS.Timeout | undefined;
+  private started = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly engine: Engine,
+    private readonly logger: StoreLogger,
+  ) {}
+
+  /** Starts holding this replica's liveness lock (PostgreSQL) and pruning old claims every `pruneEveryMs`. */
+  async start(options: { pruneEveryMs?: number; retentionMs?: number } = {}): Promise<void> {
+    this.started = true;
+    await this.holdLiveness();
+    const every = options.pruneEveryMs ?? 10 * 60 * 1000;
+    const retention = options.retentionMs ?? claimRetentionMs;
+    const prune = () =>
+      this.prune(retention).catch((error: unknown) =>
+        this.logger.warn({ error: String(error) }, 'could not delete old event claims'),
+      );
+    void prune();
+    this.pruner ??= setInterval(prune, every);
+    this.pruner.unref();
+  }
+
+  /**
+   * For health checks: throws when the database cannot be reached. On PostgreSQL it also makes sure this
+   * replica still holds its liveness lock, taking it again when its connection was lost (a restart of
+   * the server), so its claims are not taken for a dead replica's.
+   */
+  async check(): Promise<void> {
+    const held = this.liveness;
+    if (held) {
+      try {
+        await sql`select 1`.execute(held.db);
+      } catch {
+        held.release();
+        if (this.liveness === held) this.liveness = undefined;
+      }
+    }
+    if (this.started) await this.holdLiveness();
+    else await sql`select 1`.execute(this.db);
+  }
+
+  /** True when this replica is the first to claim the event; false for a duplicate (a retry, another replica). */
+  async claim(event: EventClaim): Promise<boolean> {
+    const row = await this.db
+      .insertInto('event_claims')
+      .values({
+        event_id: event.id,
+        thread_key: event.thread ?? null,
+        message_ts: event.messageTs ?? null,
+        replica_key: this.replicaKey,
+      })
+      .onConflict((conflict) => conflict.column('event_id').doNothing())
+      .returning('event_id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Tries to take the thread's turn for a claimed event, without waiting: undefined while another
+   * replica answers in the thread or an earlier message of it (claimed by a live replica) is unfinished.
+   * Call again later; the caller decides how long to wait between tries.
+   */
+  async tryTurn(event: EventClaim): Promise<ThreadTurn | undefined> {
+    if (this.engine !== 'postgres' || !event.thread) {
+      return { abandoned: [], release: () => this.finish(this.db, event.id) };
+    }
+    const held = await this.hold();
+    let locked = false;
+    try {
+      const lock = await sql<{ locked: boolean }>`
+        select pg_try_advisory_lock(${threadLocks}, hashtext(${event.thread})) as locked`.execute(held.db);
+      locked = lock.rows[0]?.locked === true;
+      if (!locked) {
+        held.release();
+        return undefined;
+      }
+      const ahead = await sql<{ event_id: string; alive: boolean }>`
+        select c.event_id, exists (
+          select 1 from pg_locks l
+          where l.locktype = 'advisory' and l.granted and l.objsubid = 2
+            and l.classid::bigint = ${replicaLocks} and l.objid::bigint = c.replica_key
+        ) as alive
+        from event_claims c
+        where c.thread_key = ${event.thread} and c.finished_at is null and c.event_id <> ${event.id}
+          and c.message_ts < ${event.messageTs ?? null}::numeric`.execute(held.db);
+      if (ahead.rows.some((row) => row.alive)) {
+        await this.unlock(held, event.thread);
+        return undefined;
+      }
+      const abandoned = ahead.rows.map((row) => row.event_id);
+      if (abandoned.length > 0) {
+        await held.db
+          .updateTable('event_claims')
+          .set({ finished_at: sql`now()`, abandoned: true })
+          .where('event_id', 'in', abandoned)
+          .execute();
+        this.logger.warn({ thread: event.thread, abandoned }, 'a replica died with these events unfinished');
+      }
+      const thread = event.thread;
+      return {
+        abandoned,
+        release: async () => {
+          try {
+            await this.finish(held.db, event.id);
+          } finally {
+            await this.unlock(held, thread);
+          }
+        },
+      };
+    } catch (error) {
+      // A broken connection takes its locks with it; give it back to the pool either way.
+      if (locked) await this.unlock(held, event.thread).catch(() => {});
+      else held.release();
+      throw error;
+    }
+  }
+
+  /** Deletes claims older than `retentionMs`; returns how many. */
+  async prune(retentionMs = claimRetentionMs): Promise<number> {
+    const cutoff = new Date(Date.now() - retentionMs);
+    const result = await this.db
+      .deleteFrom('event_claims')
+      .where('claimed_at', '<', cutoff)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Stops pruning and gives up the liveness lock (its connection goes back to the pool). */
+  async stop(): Promise<void> {
+    this.started = false;
+    clearInterval(this.pruner);
+    this.pruner = undefined;
+    const held = this.liveness;
+    this.liveness = undefined;
+    if (!held) return;
+    await sql`select pg_advisory_unlock(${replicaLocks}, ${this.replicaKey})`
+      .execute(held.db)
+      .catch(() => {});
+    held.release();
+  }
+
+  private async holdLiveness(): Promise<void> {
+    if (this.engine !== 'postgres' || this.liveness) {
+      if (this.engine !== 'postgres') await sql`select 1`.execute(this.db);
+      return;
+    }
+    const held = await this.hold();
+    try {
+      await sql`select pg_advisory_lock(${replicaLocks}, ${this.replicaKey})`.execute(held.db);
+    } catch (error) {
+      held.release();
+      throw error;
+    }
+    this.liveness = held;
+  }
+
+  private async finish(db: Kysely<Database>, id: string): Promise<void> {
+    await db
+      .updateTable('event_claims')
+      .set({ finished_at: sql`now()` })
+      .where('event_id', '=', id)
+      .execute();
+  }
+
+  private async unlock(held: HeldConnection, thread: string): Promise<void> {
+    try {
+      await sql`select pg_advisory_unlock(${threadLocks}, hashtext(${thread}))`.execute(held.db);
+    } finally {
+      held.release();
+    }
+  }
+
+  /** Borrows one pooled connection until `release()` (session locks live on it). */
+  private hold(): Promise<HeldConnection> {
+    return new Promise((resolve, reject) => {
+      let release!: () => void;
+      const released = new Promise<void>((done) => {
+        release = done;
+      });
+      this.db
+        .connection()
+        .execute(async (db) => {
+          resolve({ db, release });
+          await released;
+        })
+        .catch(reject);
+    });
+  }
+}
