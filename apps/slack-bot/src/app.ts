@@ -1,15 +1,18 @@
 import type { ChatService, Logger, McpHost } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { InstallProvider } from '@slack/oauth';
 import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
 import { register as registerApprovalActions } from './listeners/actions/approval.js';
 import { register as registerCredentialActions } from './listeners/actions/credentials.js';
+import { register as registerUninstall } from './listeners/events/uninstall.js';
 import { registerListeners } from './listeners/index.js';
 import { Answering } from './slack/answering.js';
 import { SlackApprovals } from './slack/approvals.js';
-import { EventDeduper } from './slack/event-deduper.js';
+import { StoreInstallations } from './slack/installations.js';
 import { offerConnect, People } from './slack/people.js';
+import { EventClaims, StoreHealth } from './slack/replicas.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
 import { WorkQueue } from './slack/work-queue.js';
@@ -23,6 +26,8 @@ export interface SlackBotDependencies {
   /** People's credentials and workspaces' server settings (absent: catalog defaults, no credentials). */
   store?: Store;
   logger: Logger;
+  /** Called with every bot token read from an installation (the app's redactor pins it). */
+  onToken?: (token: string) => void;
 }
 
 /** A running (or runnable) Slack app. */
@@ -65,21 +70,59 @@ function boltLogger(logger: Logger): BoltLogger {
  * server (a body-size cap before anything is read). Both serve /healthz; in Socket Mode it listens on
  * 127.0.0.1 unless HTTP_HOST says otherwise.
  */
-export function createSlackBot({ config, chat, mcp, store, logger }: SlackBotDependencies): SlackBot {
+export function createSlackBot({
+  config,
+  chat,
+  mcp,
+  store,
+  logger,
+  onToken,
+}: SlackBotDependencies): SlackBot {
   const clientOptions = config.apiUrl ? { slackApiUrl: config.apiUrl } : {};
+  if (config.oauth && !store) throw new Error('installing in several workspaces needs the store');
+  // OAuth: each workspace's install gives its token, found per event by Bolt's `authorize`.
+  const installer =
+    config.oauth && store
+      ? new InstallProvider({
+          clientId: config.oauth.clientId,
+          clientSecret: config.oauth.clientSecret,
+          stateSecret: config.oauth.stateSecret,
+          installationStore: new StoreInstallations(store, logger, onToken),
+          directInstall: true,
+          clientOptions,
+          logger: boltLogger(logger),
+        })
+      : undefined;
   const receiver = config.appToken
     ? undefined
     : new HTTPReceiver({ signingSecret: config.signingSecret as string, logger: boltLogger(logger) });
   const app = new App({
-    token: config.botToken,
+    ...(installer ? { authorize: (source) => installer.authorize(source) } : { token: config.botToken }),
     ...(receiver ? { receiver } : { socketMode: true, appToken: config.appToken }),
     clientOptions,
     logger: boltLogger(logger),
     logLevel: LogLevel.INFO,
   });
+  const storeHealth = new StoreHealth(store?.coordination, logger);
+  const installOptions = config.oauth
+    ? {
+        scopes: config.oauth.scopes,
+        ...(config.oauth.redirectUri ? { redirectUri: config.oauth.redirectUri } : {}),
+      }
+    : undefined;
   const server = createHttpServer({
-    health: () => healthReport(mcp?.status(), config.healthDetails),
+    health: async () => healthReport(mcp?.status(), config.healthDetails, await storeHealth.check()),
     ...(receiver ? { slack: receiver.requestListener } : {}),
+    ...(installer && installOptions
+      ? {
+          pages: {
+            '/slack/install': (request, response) =>
+              installer.handleInstallPath(request, response, undefined, installOptions),
+            '/slack/oauth_redirect': (request, response) => installer.handleCallback(request, response),
+          },
+        }
+      : {}),
+    ...(store ? { accepting: () => storeHealth.ok } : {}),
   });
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };
@@ -87,6 +130,7 @@ export function createSlackBot({ config, chat, mcp, store, logger }: SlackBotDep
   const approvals = new SlackApprovals(app.client, logger, config.approvalTimeoutMs);
   registerApprovalActions(app, approvals);
   const people = new People(mcp, store, logger);
+  const claims = new EventClaims(store?.coordination, storeHealth, logger);
   registerCredentialActions(app, people, logger);
   const answering = new Answering({
     threads,
@@ -99,6 +143,7 @@ export function createSlackBot({ config, chat, mcp, store, logger }: SlackBotDep
     streaming: config.streaming,
     answerTimeoutMs: config.answerTimeoutMs,
     approvals,
+    claims,
     tools: (question) => people.toolsFor(question),
     onCredentialNeeded: (question, server) => void offerConnect(app.client, question, server, logger),
   });
@@ -106,7 +151,7 @@ export function createSlackBot({ config, chat, mcp, store, logger }: SlackBotDep
   registerListeners(app, {
     events: {
       bot: () => bot,
-      deduper: new EventDeduper(),
+      claims,
       threads,
       followUps: config.followUps,
       logger,
@@ -114,6 +159,7 @@ export function createSlackBot({ config, chat, mcp, store, logger }: SlackBotDep
     },
     commands: { mcp, people, accept, logger },
   });
+  if (store) registerUninstall(app, store, logger);
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');
   });
@@ -121,14 +167,25 @@ export function createSlackBot({ config, chat, mcp, store, logger }: SlackBotDep
   return {
     app,
     async start() {
-      const identity = await app.client.auth.test();
-      bot = { userId: identity.user_id as string, ...(identity.bot_id ? { botId: identity.bot_id } : {}) };
+      // One workspace: the bot is who its token says. OAuth: each event's authorization says.
+      if (!installer) {
+        const identity = await app.client.auth.test();
+        bot = { userId: identity.user_id as string, ...(identity.bot_id ? { botId: identity.bot_id } : {}) };
+      }
+      await store?.coordination.start();
+      storeHealth.start();
       const host = config.httpHost ?? (config.appToken ? '127.0.0.1' : undefined);
       await listen(server, config.port, host);
       // Socket Mode connects out to Slack; the HTTP receiver is served by `server` and needs no start.
       if (config.appToken) await app.start();
       logger.info(
-        { mode: config.appToken ? 'socket' : 'http', port: config.port, host, botUserId: bot.userId },
+        {
+          mode: config.appToken ? 'socket' : 'http',
+          port: config.port,
+          host,
+          ...(installer ? { install: '/slack/install' } : { botUserId: bot.userId }),
+          ...(store ? { replica: store.coordination.replicaKey } : {}),
+        },
         'Slack app started',
       );
     },
@@ -139,8 +196,11 @@ export function createSlackBot({ config, chat, mcp, store, logger }: SlackBotDep
         await app.stop().catch((error: unknown) => logger.warn({ error }, 'receiver did not stop cleanly'));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      storeHealth.stop();
       if (!(await drained))
         logger.warn({ pending: queue.size }, 'answers still running after the grace period and the abort');
+      // Every thread's turn went with its answer; the replica's own lock goes now (the store closes after).
+      await store?.coordination.stop().catch(() => {});
     },
   };
 }

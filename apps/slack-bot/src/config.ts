@@ -1,8 +1,38 @@
 import { wholeNumber } from '@ai-assistant/host-core';
 
+/** Slack's OAuth flow, to install the app in any number of workspaces. */
+export interface OAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  /** Signs the `state` of an install so a callback cannot be forged. */
+  stateSecret: string;
+  /** The bot scopes asked for at install (`SLACK_SCOPES`, default: the manifest's). */
+  scopes: string[];
+  /** `SLACK_REDIRECT_URI`: the public URL of `/slack/oauth_redirect` (default: the app's setting in Slack). */
+  redirectUri?: string;
+}
+
+/** The bot scopes of `manifest.yml`, asked for at install. */
+export const botScopes = [
+  'app_mentions:read',
+  'assistant:write',
+  'chat:write',
+  'users:read',
+  'commands',
+  'channels:history',
+  'groups:history',
+  'im:history',
+  'im:read',
+  'im:write',
+  'mpim:history',
+];
+
 /** Everything the Slack app reads from its environment. */
 export interface BotConfig {
-  botToken: string;
+  /** The single workspace's bot token; absent when OAuth installs the app in many. */
+  botToken?: string;
+  /** Set: many workspaces, each with the token its install gave. */
+  oauth?: OAuthConfig;
   /** Set: Socket Mode. Unset: the HTTP receiver. */
   appToken?: string;
   signingSecret?: string;
@@ -49,10 +79,38 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number | undefine
 }
 
 /** Reads and checks the Slack app's configuration. */
+/** The OAuth settings: all three variables or none. */
+function readOAuth(env: NodeJS.ProcessEnv): OAuthConfig | undefined {
+  const names = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
+  const [clientId, clientSecret, stateSecret] = names.map((name) => env[name]?.trim() || undefined);
+  const missing = names.filter((_, index) => ![clientId, clientSecret, stateSecret][index]);
+  if (missing.length === names.length) return undefined;
+  if (missing.length > 0)
+    throw new BotConfigError(
+      `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set: installing in several workspaces needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET (Basic Information → App Credentials) and SLACK_STATE_SECRET (any long random string, e.g. openssl rand -hex 32)`,
+    );
+  const scopes = env.SLACK_SCOPES?.split(',')
+    .map((scope) => scope.trim())
+    .filter(Boolean);
+  const redirectUri = env.SLACK_REDIRECT_URI?.trim() || undefined;
+  if (redirectUri && !/^https?:\/\//.test(redirectUri))
+    throw new BotConfigError('SLACK_REDIRECT_URI must be a URL (https://…/slack/oauth_redirect)');
+  return {
+    clientId: clientId as string,
+    clientSecret: clientSecret as string,
+    stateSecret: stateSecret as string,
+    scopes: scopes && scopes.length > 0 ? scopes : botScopes,
+    ...(redirectUri ? { redirectUri } : {}),
+  };
+}
+
 export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
-  const botToken = env.SLACK_BOT_TOKEN?.trim();
-  if (!botToken)
-    throw new BotConfigError('SLACK_BOT_TOKEN is not set (the xoxb- token from your Slack app’s OAuth page)');
+  const oauth = readOAuth(env);
+  const botToken = env.SLACK_BOT_TOKEN?.trim() || undefined;
+  if (!botToken && !oauth)
+    throw new BotConfigError(
+      'SLACK_BOT_TOKEN is not set (the xoxb- token from your Slack app’s OAuth page), nor SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET (to install in several workspaces)',
+    );
   const appToken = env.SLACK_APP_TOKEN?.trim() || undefined;
   const signingSecret = env.SLACK_SIGNING_SECRET?.trim() || undefined;
   if (!appToken && !signingSecret) {
@@ -62,7 +120,7 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
   }
   const apiUrl = env.SLACK_API_URL?.trim();
   return {
-    botToken,
+    ...(oauth ? { oauth } : { botToken }),
     appToken,
     signingSecret,
     port: whole(env, 'PORT', 3000, 0) as number,

@@ -4,15 +4,25 @@ import type { ServerStatus } from '@ai-assistant/host-core';
 /** Slack's event and interaction payloads are a few KB; anything past this is refused unread. */
 export const maxRequestBodyBytes = 1024 * 1024;
 
-/** What `/healthz` says. Without `details` it carries states and counts only, no free text. */
-export function healthReport(servers: ServerStatus[] | undefined, details: boolean) {
+/** The store's part of `/healthz`. */
+export interface StoreHealthPart {
+  engine: string;
+  reachable: boolean;
+}
+
+/**
+ * What `/healthz` says. Without `details` it carries states and counts only, no free text. A store that
+ * cannot be reached makes it `unavailable` (served with 503, so a load balancer moves traffic away).
+ */
+export function healthReport(servers: ServerStatus[] | undefined, details: boolean, store?: StoreHealthPart) {
   const list = servers ?? [];
   // A server being restarted is down until it is back.
   const down = list
     .filter((server) => server.state === 'failed' || server.state === 'restarting')
     .map((server) => server.name);
   return {
-    status: down.length > 0 ? 'degraded' : 'ok',
+    status: store && !store.reachable ? 'unavailable' : down.length > 0 ? 'degraded' : 'ok',
+    ...(store ? { store } : {}),
     mcp: {
       enabled: servers !== undefined,
       ...(down.length > 0 ? { down } : {}),
@@ -29,9 +39,14 @@ export function healthReport(servers: ServerStatus[] | undefined, details: boole
 
 /** The bot's one HTTP server: `/healthz`, and in HTTP mode Bolt's receiver behind a body-size cap. */
 export interface HttpServerOptions {
-  health: () => unknown;
+  /** The `/healthz` report; `status: 'unavailable'` is served with 503. */
+  health: () => { status: string } | Promise<{ status: string }>;
   /** Bolt's HTTPReceiver listener; absent in Socket Mode, where only `/healthz` is served. */
   slack?: (request: IncomingMessage, response: ServerResponse) => void;
+  /** GET routes answered before Slack's (the OAuth install and its redirect). */
+  pages?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
+  /** False while this replica must not take Slack's requests (its store is unreachable): 503. */
+  accepting?: () => boolean;
   maxBodyBytes?: number;
 }
 
@@ -75,8 +90,21 @@ export function createHttpServer(options: HttpServerOptions): Server {
   return createServer(async (request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path === '/healthz' && request.method === 'GET') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(options.health()));
+      const report = await options.health();
+      response.writeHead(report.status === 'unavailable' ? 503 : 200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(report));
+      return;
+    }
+    const page = request.method === 'GET' ? options.pages?.[path] : undefined;
+    if (options.accepting && !options.accepting()) {
+      // Slack retries a refused event later; by then a replica with its store takes it.
+      response.setHeader('retry-after', '5');
+      return refuse(response, 503, 'store unreachable');
+    }
+    if (page) {
+      await page(request, response).catch(() => {
+        if (!response.headersSent) refuse(response, 500, 'install failed');
+      });
       return;
     }
     if (!options.slack) return refuse(response, 404, 'not found');

@@ -27,7 +27,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   try {
     const config = readBotConfig(env);
     redactor.pin(storeSecrets(env));
-    store = await openStoreFromEnvironment(env, logger);
+    // Each running answer holds a connection for its thread's turn; a few more serve claims and health.
+    store = await openStoreFromEnvironment(env, logger, { poolSize: config.maxConcurrent + 4 });
     const provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
     mcp = await startMcpFromEnvironment({ env, logger });
     const chat = new ChatService({
@@ -39,7 +40,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       toolTimeoutMs: config.toolCallTimeoutMs,
       maxToolCallsPerRound: config.maxToolCallsPerRound,
     });
-    bot = createSlackBot({ config, chat, mcp, store, logger });
+    bot = createSlackBot({ config, chat, mcp, store, logger, onToken: (token) => redactor.pin([token]) });
     await bot.start();
   } catch (error) {
     const known =

@@ -33,6 +33,12 @@ export interface Question {
   placeholderWaiting?: boolean;
   /** `assistant`: a thread of Slack's assistant pane (status instead of a placeholder). */
   surface?: 'assistant';
+  /** Slack's event id (the same on a retry): the claim across replicas and the thread's order. */
+  eventId?: string;
+  /** The client Bolt authorized for this event (the workspace's bot token). */
+  client?: WebClient;
+  /** The bot's identity in this workspace. */
+  bot?: BotIdentity;
 }
 
 /** What answering needs. */

@@ -2,6 +2,7 @@ import type { ApprovalDecision, ApprovalRequest, Logger } from '@ai-assistant/ho
 import { type AnswerDependencies, answerInThread, type Question, slackErrorCode } from './answer.js';
 import type { SlackApprovals } from './approvals.js';
 import { assistantStatus } from './progress.js';
+import type { EventClaims } from './replicas.js';
 import type { ThreadMemory } from './thread-memory.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -14,6 +15,8 @@ export interface AnsweringOptions extends Omit<AnswerDependencies, 'signal' | 'b
   answerTimeoutMs: number;
   /** Asks the asker before tools that need approval. */
   approvals: SlackApprovals;
+  /** Thread turns across replicas (absent: this process's queue alone orders a thread). */
+  claims?: EventClaims;
   logger: Logger;
 }
 
@@ -32,7 +35,9 @@ export class Answering {
 
   /** Queues a question; false when the app is shutting down. */
   accept(question: Question): boolean {
-    const { queue, logger, client } = this.options;
+    const { queue, logger } = this.options;
+    // The workspace's own client (its install's token) when Bolt authorized the event.
+    const client = question.client ?? this.options.client;
     const key = `${question.channel}:${question.threadTs}`;
     if (!queue.accepting) return false;
     this.options.threads.remember(question.channel, question.threadTs);
@@ -63,46 +68,53 @@ export class Answering {
                 return undefined;
               },
             );
-    return queue.push(key, async () => {
-      const placeholderTs = await placeholder;
-      const deadline = new Deadline(this.options.answerTimeoutMs);
-      const signal = AbortSignal.any([this.shutdown.signal, deadline.signal]);
-      const asker = question.user;
-      // Only the person who asked can approve; without one, nothing that needs approval runs.
-      const approve = asker
-        ? async (request: ApprovalRequest): Promise<ApprovalDecision> => {
-            deadline.pause();
-            try {
-              return await this.options.approvals.ask(request, {
-                channel: question.channel,
-                threadTs: question.threadTs,
-                asker,
-                signal: this.shutdown.signal,
-              });
-            } finally {
-              deadline.resume();
+    const turn = this.options.claims?.turn(question, this.shutdown.signal);
+    return queue.push(
+      key,
+      async () => {
+        const placeholderTs = await placeholder;
+        const deadline = new Deadline(this.options.answerTimeoutMs);
+        const signal = AbortSignal.any([this.shutdown.signal, deadline.signal]);
+        const asker = question.user;
+        // Only the person who asked can approve; without one, nothing that needs approval runs.
+        const approve = asker
+          ? async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+              deadline.pause();
+              try {
+                return await this.options.approvals.ask(request, {
+                  channel: question.channel,
+                  threadTs: question.threadTs,
+                  asker,
+                  signal: this.shutdown.signal,
+                  client,
+                });
+              } finally {
+                deadline.resume();
+              }
             }
-          }
-        : undefined;
-      try {
-        await answerInThread(
-          {
-            ...question,
-            ...(placeholderTs ? { placeholderTs } : {}),
-            placeholderWaiting: waiting,
-          },
-          {
-            ...this.options,
-            bot: this.options.bot(),
-            signal,
-            shuttingDown: () => this.shutdown.signal.aborted,
-            ...(approve ? { approve } : {}),
-          },
-        );
-      } finally {
-        deadline.clear();
-      }
-    });
+          : undefined;
+        try {
+          await answerInThread(
+            {
+              ...question,
+              ...(placeholderTs ? { placeholderTs } : {}),
+              placeholderWaiting: waiting,
+            },
+            {
+              ...this.options,
+              client,
+              bot: question.bot ?? this.options.bot(),
+              signal,
+              shuttingDown: () => this.shutdown.signal.aborted,
+              ...(approve ? { approve } : {}),
+            },
+          );
+        } finally {
+          deadline.clear();
+        }
+      },
+      turn,
+    );
   }
 
   /**

@@ -21,6 +21,8 @@ export interface ApprovalContext {
   /** The person who asked the question: the only one who may answer. */
   asker: string;
   signal?: AbortSignal;
+  /** The client Bolt authorized for the question (its workspace's token). */
+  client?: WebClient;
 }
 
 interface Pending {
@@ -69,7 +71,8 @@ export class SlackApprovals {
         ? '⚠️ 変更・削除を伴う可能性があります'
         : '変更を伴います';
     const summary = `\`${tool}\`（サーバー \`${server}\`）`;
-    const posted = await this.client.chat.postMessage({
+    const client = context.client ?? this.client;
+    const posted = await client.chat.postMessage({
       channel: context.channel,
       thread_ts: context.threadTs,
       text: `🔐 承認が必要です: ${summary}`,
@@ -123,7 +126,7 @@ export class SlackApprovals {
         context.signal?.removeEventListener('abort', onAbort);
         resolve(decision);
         // The buttons go: a second press finds nothing to answer.
-        void this.client.chat
+        void client.chat
           .update({ channel: context.channel, ts, text: line, blocks: [] })
           .catch((error: unknown) =>
             this.logger.warn({ error: String(error) }, 'could not update the approval message'),
@@ -151,12 +154,16 @@ export class SlackApprovals {
     user: string;
     channel: string;
     triggerId: string;
+    /** The client Bolt authorized for the press (its workspace's token). */
+    client?: WebClient;
   }): Promise<void> {
+    const client = options.client ?? this.client;
     const pending = this.pending.get(options.id);
     if (!pending)
-      return this.tell(options.channel, options.user, 'この承認リクエストはもう有効ではありません。');
+      return this.tell(client, options.channel, options.user, 'この承認リクエストはもう有効ではありません。');
     if (options.user !== pending.asker)
       return this.tell(
+        client,
         options.channel,
         options.user,
         `この操作を承認できるのは <@${pending.asker}> さんだけです。`,
@@ -171,7 +178,7 @@ export class SlackApprovals {
         { outcome: 'denied', by: options.user },
         `⛔ <@${options.user}> が ${pending.summary} を却下しました`,
       );
-    await this.client.views.open({
+    await client.views.open({
       trigger_id: options.triggerId,
       view: {
         type: 'modal',
@@ -203,8 +210,8 @@ export class SlackApprovals {
     );
   }
 
-  private async tell(channel: string, user: string, text: string): Promise<void> {
-    await this.client.chat.postEphemeral({ channel, user, text }).catch((error: unknown) => {
+  private async tell(client: WebClient, channel: string, user: string, text: string): Promise<void> {
+    await client.chat.postEphemeral({ channel, user, text }).catch((error: unknown) => {
       this.logger.warn({ error: String(error) }, 'could not answer an approval button');
     });
   }

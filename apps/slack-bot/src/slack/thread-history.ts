@@ -17,6 +17,15 @@ export interface BotIdentity {
   botId?: string;
 }
 
+/** The bot's identity in the event's workspace, from Bolt's authorization (absent: the app's one bot). */
+export function botOf(context: { botUserId?: string | undefined; botId?: string | undefined }): {
+  bot?: BotIdentity;
+} {
+  return context.botUserId
+    ? { bot: { userId: context.botUserId, ...(context.botId ? { botId: context.botId } : {}) } }
+    : {};
+}
+
 /** Removes mentions of the bot (with the spaces after them) and trims; line breaks stay. */
 export function stripMention(text: string, botUserId: string): string {
   return text.replaceAll(new RegExp(`<@${botUserId}>[ \\t\u3000]*`, 'g'), '').trim();

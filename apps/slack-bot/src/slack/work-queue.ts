@@ -1,3 +1,11 @@
+/** A turn to wait for before a job runs (a thread's turn across replicas). */
+export interface Gate {
+  /** Tries once; undefined when it is not this job's turn yet. */
+  take(): Promise<{ release(): Promise<void> } | undefined>;
+  /** The pause before the next try. */
+  wait(): Promise<void>;
+}
+
 /**
  * Runs jobs one at a time per key (a Slack thread), in arrival order, with at most `limit` jobs
  * running across all keys. `drain()` waits for everything accepted so far.
@@ -12,10 +20,10 @@ export class WorkQueue {
   constructor(private readonly limit: number) {}
 
   /** Queues a job behind earlier jobs of the same key; false when the queue no longer accepts work. */
-  push(key: string, job: () => Promise<void>): boolean {
+  push(key: string, job: () => Promise<void>, gate?: Gate): boolean {
     if (this.closed) return false;
     const previous = this.tails.get(key) ?? Promise.resolve();
-    const next = previous.then(() => this.withSlot(job));
+    const next = previous.then(() => this.withSlot(job, gate));
     const settled = next.catch(() => {});
     this.tails.set(key, settled);
     this.pending.add(settled);
@@ -58,14 +66,25 @@ export class WorkQueue {
     return finished;
   }
 
-  private async withSlot(job: () => Promise<void>): Promise<void> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
-    try {
-      await job();
-    } finally {
-      this.running--;
-      this.waiting.shift()?.();
+  /**
+   * Runs the job in a slot. With a gate, the slot is held only once the gate opens: a job whose turn
+   * has not come gives its slot back while it waits, so other threads run meanwhile.
+   */
+  private async withSlot(job: () => Promise<void>, gate?: Gate): Promise<void> {
+    for (;;) {
+      if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+      this.running++;
+      let turn: { release(): Promise<void> } | undefined;
+      try {
+        turn = gate ? await gate.take() : { release: async () => {} };
+        if (turn) await job();
+      } finally {
+        await turn?.release().catch(() => {});
+        this.running--;
+        this.waiting.shift()?.();
+      }
+      if (turn) return;
+      await gate?.wait();
     }
   }
 }

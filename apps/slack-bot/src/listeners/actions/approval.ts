@@ -1,4 +1,5 @@
 import type {
+  AllMiddlewareArgs,
   App,
   BlockAction,
   ButtonAction,
@@ -9,9 +10,15 @@ import { approvalActions, type SlackApprovals } from '../../slack/approvals.js';
 
 /** The three approval buttons. */
 export function onApprovalButton(approvals: SlackApprovals) {
-  return async ({ ack, body, action }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>) => {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
     await ack();
     await approvals.pressed({
+      client,
       id: action.value ?? '',
       action: action.action_id,
       user: body.user.id,

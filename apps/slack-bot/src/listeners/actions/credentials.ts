@@ -1,5 +1,6 @@
 import type { Logger } from '@ai-assistant/host-core';
 import type {
+  AllMiddlewareArgs,
   App,
   BlockAction,
   ButtonAction,
@@ -9,8 +10,13 @@ import type {
 import { connectedModal, connectModal, credentialActions, type People } from '../../slack/people.js';
 
 /** The Connect <server> button of the ephemeral message: opens the same modal as `/assistant connect`. */
-export function onConnectButton(people: People, client: App['client'], logger: Logger) {
-  return async ({ ack, body, action }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>) => {
+export function onConnectButton(people: People, logger: Logger) {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
     await ack();
     const server = people.personalServer(action.value ?? '');
     if (typeof server === 'string') return;
@@ -61,9 +67,6 @@ export function onConnectSubmitted(people: People, logger: Logger) {
 
 /** Registers the Connect button and the connect modal. */
 export function register(app: App, people: People, logger: Logger): void {
-  app.action<BlockAction<ButtonAction>>(
-    credentialActions.connectButton,
-    onConnectButton(people, app.client, logger),
-  );
+  app.action<BlockAction<ButtonAction>>(credentialActions.connectButton, onConnectButton(people, logger));
   app.view(credentialActions.modal, onConnectSubmitted(people, logger));
 }

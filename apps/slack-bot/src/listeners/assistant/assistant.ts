@@ -94,10 +94,11 @@ export function createAssistant(dependencies: AssistantDependencies): Assistant 
     threadContextChanged: async ({ saveThreadContext }) => {
       await assistantCall(logger, 'thread context', () => saveThreadContext());
     },
-    userMessage: async ({ event: raw, body, setTitle }) => {
+    userMessage: async ({ event: raw, body, setTitle, client, context }) => {
       const event = messageFields(raw);
       if (event.subtype || event.bot_id || !event.user) return;
-      if (!enqueue(dependencies.events, body, event, { surface: 'assistant' })) return;
+      if (!(await enqueue(dependencies.events, { body, client, context }, event, { surface: 'assistant' })))
+        return;
       const thread = `${event.channel}:${event.thread_ts ?? event.ts}`;
       if (titled.has(thread)) return;
       titled.add(thread);

@@ -1,7 +1,8 @@
 import { type Logger, type McpHost, parsePromptArguments, type ServerStatus } from '@ai-assistant/host-core';
-import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Question } from '../../slack/answer.js';
 import { connectModal, type People } from '../../slack/people.js';
+import { botOf } from '../../slack/thread-history.js';
 
 /** What the /assistant command needs. */
 export interface AssistantCommandDependencies {
@@ -49,8 +50,14 @@ async function isAdmin(client: App['client'], user: string): Promise<boolean> {
 }
 
 /** Handles `/assistant …`: lists prompts, or fills one and answers it in a new thread of the channel. */
-export function onAssistantCommand(dependencies: AssistantCommandDependencies, client: App['client']) {
-  return async ({ command, ack, respond }: SlackCommandMiddlewareArgs) => {
+export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
+  return async ({
+    command,
+    ack,
+    respond,
+    client,
+    context,
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
     const say = (text: string) => respond({ response_type: 'ephemeral', text });
     const [subcommand = '', wanted = '', ...rest] = command.text.trim().split(/\s+/);
@@ -130,6 +137,8 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies, c
         text: question,
         user: command.user_id,
         team: command.team_id,
+        client,
+        ...botOf(context),
       });
     } catch (error) {
       dependencies.logger.warn({ prompt: chosen.name, error }, 'prompt failed');
@@ -140,5 +149,5 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies, c
 
 /** Registers `/assistant`. */
 export function register(app: App, dependencies: AssistantCommandDependencies): void {
-  app.command('/assistant', onAssistantCommand(dependencies, app.client));
+  app.command('/assistant', onAssistantCommand(dependencies));
 }

@@ -1,12 +1,17 @@
-import type { App, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { enqueue, type ListenerDependencies, messageFields } from './enqueue.js';
 
 /** `app_mention` in channels: answer in the mention's thread. */
 export function onAppMention(dependencies: ListenerDependencies) {
-  return async ({ event: raw, body }: SlackEventMiddlewareArgs<'app_mention'>) => {
+  return async ({
+    event: raw,
+    body,
+    client,
+    context,
+  }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs) => {
     const event = messageFields(raw);
     if (event.bot_id || (event.subtype && event.subtype !== 'thread_broadcast')) return;
-    enqueue(dependencies, body, event);
+    await enqueue(dependencies, { body, client, context }, event);
   };
 }
 

@@ -1,13 +1,16 @@
 import type { Logger } from '@ai-assistant/host-core';
+import type { AllMiddlewareArgs } from '@slack/bolt';
 import type { Question } from '../../slack/answer.js';
-import type { EventDeduper } from '../../slack/event-deduper.js';
-import { type BotIdentity, stripMention } from '../../slack/thread-history.js';
+import type { EventClaims } from '../../slack/replicas.js';
+import { type BotIdentity, botOf, stripMention } from '../../slack/thread-history.js';
 import type { ThreadMemory } from '../../slack/thread-memory.js';
 
 /** What the event listeners need. */
 export interface ListenerDependencies {
+  /** The app's bot when Bolt's authorization does not name one. */
   bot: () => BotIdentity;
-  deduper: EventDeduper;
+  /** Which replica answers an event (and, without a store, this process's memory of events). */
+  claims: EventClaims;
   /** Threads the bot takes part in. */
   threads: ThreadMemory;
   /** Says at once that the bot heard, and queues the answer; false when shutting down. */
@@ -38,21 +41,33 @@ function teamId(body: unknown): string | undefined {
   return typeof team === 'string' ? team : undefined;
 }
 
-/** Queues a question unless Slack already delivered this event. */
-export function enqueue(
+/** The bot of the event's workspace: Bolt's authorization, else the app's one bot. */
+export function botFor(
   dependencies: ListenerDependencies,
-  body: unknown,
+  context: AllMiddlewareArgs['context'],
+): BotIdentity {
+  return botOf(context).bot ?? dependencies.bot();
+}
+
+/**
+ * Queues a question unless Slack already delivered this event (to this replica or another): the
+ * claim is made before anything is posted.
+ */
+export async function enqueue(
+  dependencies: ListenerDependencies,
+  args: { body: unknown; client: AllMiddlewareArgs['client']; context: AllMiddlewareArgs['context'] },
   event: MessageEventLike,
   extra: Pick<Question, 'surface'> = {},
-): boolean {
-  const id = eventId(body) ?? `${event.channel}:${event.ts}`;
-  if (!dependencies.deduper.firstTime(id)) {
-    dependencies.logger.debug({ eventId: id }, 'duplicate event dropped');
-    return false;
-  }
-  const text = stripMention(event.text ?? '', dependencies.bot().userId);
+): Promise<boolean> {
+  const { body } = args;
+  const bot = botFor(dependencies, args.context);
+  const text = stripMention(event.text ?? '', bot.userId);
   if (!text) return false;
+  const id = eventId(body) ?? `${event.channel}:${event.ts}`;
   const question: Question = {
+    eventId: id,
+    client: args.client,
+    bot,
     channel: event.channel,
     threadTs: event.thread_ts ?? event.ts,
     messageTs: event.ts,
@@ -61,6 +76,10 @@ export function enqueue(
     ...(teamId(body) ? { team: teamId(body) } : {}),
     ...extra,
   };
+  if (!(await dependencies.claims.claim({ ...question, eventId: id }))) {
+    dependencies.logger.debug({ eventId: id }, 'duplicate event dropped');
+    return false;
+  }
   if (dependencies.accept(question)) return true;
   dependencies.logger.warn({ eventId: id }, 'shutting down; event not answered');
   return false;

@@ -1,19 +1,24 @@
-import type { App, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { botTookPart } from '../../slack/thread-history.js';
-import { enqueue, type ListenerDependencies, messageFields } from './enqueue.js';
+import { botFor, enqueue, type ListenerDependencies, messageFields } from './enqueue.js';
 
 /**
  * `message`: direct messages, and (when enabled) follow-ups in a thread the bot already takes part
  * in. Mentions are left to `app_mention`; bots, edits and deletions are ignored.
  */
-export function onMessage(dependencies: ListenerDependencies, client: App['client']) {
-  return async ({ event: raw, body }: SlackEventMiddlewareArgs<'message'>) => {
+export function onMessage(dependencies: ListenerDependencies) {
+  return async ({
+    event: raw,
+    body,
+    client,
+    context,
+  }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
     const event = messageFields(raw);
     if (event.subtype || event.bot_id || !event.user) return;
-    const bot = dependencies.bot();
+    const bot = botFor(dependencies, context);
     if (event.user === bot.userId) return;
     if (event.channel_type === 'im') {
-      enqueue(dependencies, body, event);
+      await enqueue(dependencies, { body, client, context }, event);
       return;
     }
     if (!dependencies.followUps || !event.thread_ts || event.thread_ts === event.ts) return;
@@ -23,7 +28,7 @@ export function onMessage(dependencies: ListenerDependencies, client: App['clien
       const known = dependencies.threads.has(event.channel, event.thread_ts);
       if (known || (await botTookPart(client, event.channel, event.thread_ts, bot))) {
         dependencies.threads.remember(event.channel, event.thread_ts);
-        enqueue(dependencies, body, event);
+        await enqueue(dependencies, { body, client, context }, event);
       }
     } catch (error) {
       dependencies.logger.warn({ channel: event.channel, error }, 'could not read the thread of a follow-up');
@@ -33,5 +38,5 @@ export function onMessage(dependencies: ListenerDependencies, client: App['clien
 
 /** Registers the `message` listener. */
 export function register(app: App, dependencies: ListenerDependencies): void {
-  app.event('message', onMessage(dependencies, app.client));
+  app.event('message', onMessage(dependencies));
 }

@@ -1,0 +1,33 @@
+import type { Logger } from '@ai-assistant/host-core';
+import type { Store } from '@ai-assistant/store';
+import type { AllMiddlewareArgs, App } from '@slack/bolt';
+import { storeQuery } from '../../slack/installations.js';
+
+/** Forgets the workspace (or the organisation) the event came from: installation, credentials, settings. */
+async function forget(store: Store, logger: Logger, context: AllMiddlewareArgs['context'], why: string) {
+  const query = storeQuery(context);
+  try {
+    const workspaces = await store.forgetInstallation(query);
+    logger.info(
+      { why, team: query.teamId, enterprise: query.enterpriseId, workspaces },
+      'workspace forgotten',
+    );
+  } catch (error) {
+    logger.error(
+      { why, team: query.teamId, error: String(error) },
+      'could not forget an uninstalled workspace',
+    );
+  }
+}
+
+/**
+ * `app_uninstalled`, and `tokens_revoked` naming the bot's token: the workspace's installation and
+ * everything stored for it (every person's credentials, the server settings, event claims) are deleted.
+ * A revoked user token alone changes nothing: the app keeps no user tokens.
+ */
+export function register(app: App, store: Store, logger: Logger): void {
+  app.event('app_uninstalled', async ({ context }) => forget(store, logger, context, 'app_uninstalled'));
+  app.event('tokens_revoked', async ({ event, context }) => {
+    if ((event.tokens.bot ?? []).length > 0) await forget(store, logger, context, 'tokens_revoked');
+  });
+}

@@ -1,0 +1,162 @@
+import type { Logger } from '@ai-assistant/host-core';
+import type { Coordination, EventClaim } from '@ai-assistant/store';
+import type { Question } from './answer.js';
+import { EventDeduper } from './event-deduper.js';
+import type { Gate } from './work-queue.js';
+
+/** The store as the health check sees it. */
+export interface StoreHealthReport {
+  engine: string;
+  reachable: boolean;
+}
+
+/**
+ * Whether this replica can reach its store. Checked every `everyMs` and on each `/healthz`; while it
+ * cannot, `/healthz` answers 503 and Slack's requests are refused with 503 (Slack retries them later,
+ * by then on a replica that can claim them).
+ */
+export class StoreHealth {
+  private reachable = true;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly coordination: Coordination | undefined,
+    private readonly logger: Logger,
+    private readonly timeoutMs = 2000,
+  ) {}
+
+  /** False after a failed check or claim, until a check succeeds. */
+  get ok(): boolean {
+    return this.reachable;
+  }
+
+  start(everyMs = 5000): void {
+    if (!this.coordination || this.timer) return;
+    this.timer = setInterval(() => void this.check(), everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Checks now (bounded by the timeout); the report for `/healthz`. */
+  async check(): Promise<StoreHealthReport | undefined> {
+    if (!this.coordination) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.coordination.check(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer in ${this.timeoutMs} ms`)), this.timeoutMs);
+        }),
+      ]);
+      if (!this.reachable) this.logger.info({}, 'store reachable again: taking events');
+      this.reachable = true;
+    } catch (error) {
+      this.failed(error);
+    } finally {
+      clearTimeout(timer);
+    }
+    return { engine: this.coordination.engine, reachable: this.reachable };
+  }
+
+  /** A query failed: stop taking events until a check succeeds. */
+  failed(error: unknown): void {
+    if (this.reachable)
+      this.logger.error({ error: String(error) }, 'store unreachable: refusing events until it is back');
+    this.reachable = false;
+  }
+}
+
+/** What a question needs to be claimed and ordered. */
+export type ClaimedQuestion = Question & { eventId: string };
+
+/** The thread key of a question: workspace, channel, thread. */
+export function threadKey(question: Question): string {
+  return `${question.team ?? ''}:${question.channel}:${question.threadTs}`;
+}
+
+const claimOf = (question: ClaimedQuestion): EventClaim => ({
+  id: question.eventId,
+  thread: threadKey(question),
+  messageTs: question.messageTs,
+});
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Event claims and thread turns for the bot. With a store, an event is answered by the one replica
+ * whose claim succeeds, and a thread's answers take turns across replicas; without one (or when the
+ * store fails mid-way) the process's own memory dedupes, and its queue alone orders the thread.
+ */
+export class EventClaims {
+  private readonly memory = new EventDeduper();
+
+  constructor(
+    private readonly coordination: Coordination | undefined,
+    private readonly health: StoreHealth,
+    private readonly logger: Logger,
+  ) {}
+
+  /** True when this replica is to answer the event. */
+  async claim(question: ClaimedQuestion): Promise<boolean> {
+    if (!this.coordination) return this.memory.firstTime(question.eventId);
+    try {
+      const mine = await this.coordination.claim(claimOf(question));
+      this.memory.firstTime(question.eventId);
+      return mine;
+    } catch (error) {
+      // Already acknowledged to Slack, so no retry will come: answer it, deduped by this process alone.
+      this.health.failed(error);
+      this.logger.warn(
+        { eventId: question.eventId },
+        'could not claim an event in the store; answering it anyway',
+      );
+      return this.memory.firstTime(question.eventId);
+    }
+  }
+
+  /**
+   * The thread's turn for a question, for the work queue: `take()` tries once (undefined while another
+   * replica answers in the thread, or an earlier message of it is unanswered); `wait()` is the pause
+   * before the next try (25–250 ms, growing). Without a store there is no turn to take. When `signal`
+   * aborts (shutdown) or the store fails, the turn is granted: the answer then says it was interrupted,
+   * or runs ordered by this process alone.
+   */
+  turn(question: Question, signal?: AbortSignal): Gate | undefined {
+    const coordination = this.coordination;
+    if (!coordination || !question.eventId) return undefined;
+    const claim = claimOf(question as ClaimedQuestion);
+    const granted = { release: async () => {} };
+    let tries = 0;
+    return {
+      take: async () => {
+        if (signal?.aborted) return granted;
+        try {
+          return await coordination.tryTurn(claim);
+        } catch (error) {
+          this.health.failed(error);
+          this.logger.warn(
+            { eventId: claim.id },
+            'could not take the thread’s turn in the store; answering anyway',
+          );
+          return granted;
+        }
+      },
+      wait: () => pause(Math.min(250, 25 * 1.5 ** tries++) * (0.75 + Math.random() / 2), signal),
+    };
+  }
+}
