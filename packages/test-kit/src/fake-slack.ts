@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { listenOnLoopback } from './ports.js';
@@ -78,6 +79,30 @@ export interface FakeSlack {
   ackPayloads: Map<string, Record<string, unknown>>;
   /** Makes a method fail with an error code (once per entry). */
   failNext(method: string, error: string): void;
+  /**
+   * From now on, events go over HTTP (the Events API) to `url`, signed with `signingSecret` as Slack
+   * signs them, instead of over Socket Mode. `push` then resolves with the event id; the HTTP status of
+   * each delivery is in `deliveries`.
+   */
+  deliverOverHttp(url: string, signingSecret: string): void;
+  /** Each HTTP delivery: the event id, its retry number and the status the app answered. */
+  deliveries: Array<{ eventId: string; retryNum: number; status: number }>;
+  /**
+   * A workspace the app can be installed in: `oauth.v2.access` exchanges the returned code for its bot
+   * token (once), `auth.test` answers for that token, and its people's events carry its team and bot.
+   * With any workspace added, a call with a token Slack never issued fails with `invalid_auth`.
+   */
+  addWorkspace(workspace: {
+    team: string;
+    botToken: string;
+    botUserId: string;
+    botId?: string;
+    /** Its Enterprise Grid organisation; with `orgWide`, the install is the organisation's. */
+    enterprise?: string;
+    orgWide?: boolean;
+  }): string;
+  /** The OAuth app's credentials `oauth.v2.access` checks (client_id, client_secret). */
+  setOAuthApp(clientId: string, clientSecret: string): void;
   connected(): Promise<void>;
   close(): Promise<void>;
 }
@@ -132,6 +157,21 @@ export async function startFakeSlack({
   const people = new Map<string, { team?: string; admin?: boolean; owner?: boolean }>();
   const teamOf = (user: unknown) => people.get(String(user))?.team ?? 'T0001';
   const ackPayloads = new Map<string, Record<string, unknown>>();
+  interface Workspace {
+    team: string;
+    botToken: string;
+    botUserId: string;
+    botId?: string;
+    enterprise?: string;
+    orgWide?: boolean;
+  }
+  const workspaces = new Map<string, Workspace>();
+  const codes = new Map<string, Workspace>();
+  let oauthApp: { clientId: string; clientSecret: string } | undefined;
+  const byToken = (token: string | undefined) =>
+    [...workspaces.values()].find((workspace) => workspace.botToken === token);
+  let http: { url: string; secret: string } | undefined;
+  const deliveries: FakeSlack['deliveries'] = [];
   let clock = 1_700_000_000;
   const nextTs = () => `${++clock}.000100`;
   const messages = (channel: string) => {
@@ -142,13 +182,49 @@ export async function startFakeSlack({
   const sockets = new Set<WebSocket>();
   let onConnected: Array<() => void> = [];
 
-  const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
+  const answer = (method: string, args: Record<string, unknown>, token?: string): Record<string, unknown> => {
     const failure = failures.findIndex(([name]) => name === method);
     if (failure !== -1) {
       const [, error] = failures.splice(failure, 1)[0] as [string, string];
       return { ok: false, error };
     }
     const channel = String(args.channel ?? '');
+    if (method === 'oauth.v2.access') {
+      // Slack's rules: the app's own credentials, a code issued for it, used once.
+      if (!oauthApp || args.client_id !== oauthApp.clientId) return { ok: false, error: 'invalid_client_id' };
+      if (args.client_secret !== oauthApp.clientSecret) return { ok: false, error: 'bad_client_secret' };
+      const installed = codes.get(String(args.code ?? ''));
+      if (!installed) return { ok: false, error: 'invalid_code' };
+      codes.delete(String(args.code));
+      return {
+        ok: true,
+        app_id: 'A0001',
+        authed_user: { id: 'UINSTALLER' },
+        scope: 'app_mentions:read,chat:write,commands',
+        token_type: 'bot',
+        access_token: installed.botToken,
+        bot_user_id: installed.botUserId,
+        team: installed.orgWide ? null : { id: installed.team, name: installed.team },
+        enterprise: installed.enterprise ? { id: installed.enterprise, name: installed.enterprise } : null,
+        is_enterprise_install: installed.orgWide === true,
+      };
+    }
+    if (workspaces.size > 0) {
+      const workspace = byToken(token);
+      if (!token) return { ok: false, error: 'not_authed' };
+      if (!workspace) return { ok: false, error: 'invalid_auth' };
+      if (method === 'auth.test')
+        return {
+          ok: true,
+          user_id: workspace.botUserId,
+          bot_id: workspace.botId ?? `B_${workspace.team}`,
+          user: 'assistant',
+          team_id: workspace.orgWide ? undefined : workspace.team,
+          enterprise_id: workspace.enterprise,
+          is_enterprise_install: workspace.orgWide === true,
+          url: 'https://example.slack.com/',
+        };
+    }
     switch (method) {
       case 'auth.test':
         return {
@@ -169,10 +245,11 @@ export async function startFakeSlack({
           if (!args.recipient_team_id) return { ok: false, error: 'missing_recipient_team_id' };
         }
         const ts = nextTs();
+        const poster = byToken(token);
         messages(channel).push({
           ts,
-          user: botUserId,
-          bot_id: 'BBOT0001',
+          user: poster?.botUserId ?? botUserId,
+          bot_id: poster ? (poster.botId ?? `B_${poster.team}`) : 'BBOT0001',
           text: method === 'chat.postMessage' ? String(args.text ?? '') : streamedText(args),
           ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
           ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
@@ -270,13 +347,10 @@ export async function startFakeSlack({
       }
       const method = (request.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
       const authorization = request.headers.authorization;
-      calls.push({
-        method,
-        args,
-        token: authorization?.replace(/^Bearer /, '') ?? (args.token as string | undefined),
-      });
+      const token = authorization?.replace(/^Bearer /, '') ?? (args.token as string | undefined);
+      calls.push({ method, args, token });
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(answer(method, args)));
+      response.end(JSON.stringify(answer(method, args, token)));
     })();
   });
   const sockets_server = new WebSocketServer({ server, path: '/socket' });
@@ -320,21 +394,61 @@ export async function startFakeSlack({
   const connected = () =>
     sockets.size > 0 ? Promise.resolve() : new Promise<void>((resolve) => onConnected.push(resolve));
 
-  const push: FakeSlack['push'] = (event, options = {}) =>
-    send(
-      'events_api',
-      {
-        token: 'verification',
-        team_id: typeof event.team === 'string' ? event.team : teamOf(event.user),
-        api_app_id: 'A0001',
-        type: 'event_callback',
-        // Counted apart from envelopes: events pushed at the same moment still get their own ids.
-        event_id: options.eventId ?? `Ev${++eventCount}`,
-        event_time: 1,
-        event,
+  /** Slack's Events API delivery: the body signed with the app's signing secret (v0, HMAC-SHA256). */
+  const deliver = async (url: string, secret: string, payload: Record<string, unknown>, retryNum: number) => {
+    const body = JSON.stringify(payload);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+    const response = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': signature,
+        ...(retryNum > 0
+          ? { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': 'http_timeout' }
+          : {}),
       },
-      options.retryAttempt ?? 0,
-    );
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.arrayBuffer();
+    deliveries.push({ eventId: String(payload.event_id), retryNum, status: response.status });
+    return response.status;
+  };
+
+  const push: FakeSlack['push'] = async (event, options = {}) => {
+    const team = typeof event.team === 'string' ? event.team : teamOf(event.user);
+    const workspace = workspaces.get(team);
+    const payload = {
+      token: 'verification',
+      team_id: team,
+      ...(workspace?.enterprise ? { enterprise_id: workspace.enterprise } : {}),
+      api_app_id: 'A0001',
+      type: 'event_callback',
+      // Counted apart from envelopes: events pushed at the same moment still get their own ids.
+      event_id: options.eventId ?? `Ev${++eventCount}`,
+      event_time: 1,
+      ...(workspace
+        ? {
+            authorizations: [
+              {
+                team_id: workspace.orgWide ? null : team,
+                enterprise_id: workspace.enterprise ?? null,
+                user_id: workspace.botUserId,
+                is_bot: true,
+                is_enterprise_install: workspace.orgWide === true,
+              },
+            ],
+            is_ext_shared_channel: false,
+          }
+        : {}),
+      event,
+    };
+    if (!http) return send('events_api', payload, options.retryAttempt ?? 0);
+    await deliver(http.url, http.secret, payload, options.retryAttempt ?? 0);
+    return payload.event_id;
+  };
 
   /** The fields every interaction payload carries about who acted, and where. */
   const interactionBy = (user: string) => ({
@@ -371,8 +485,8 @@ export async function startFakeSlack({
     },
     push,
     async mention(channel, text, options = {}) {
-      const full = `<@${botUserId}> ${text}`;
       const user = options.user ?? 'UHUMAN01';
+      const full = `<@${workspaces.get(teamOf(user))?.botUserId ?? botUserId}> ${text}`;
       const ts = say(channel, full, { user, ...(options.threadTs ? { threadTs: options.threadTs } : {}) });
       const envelope = await push({
         type: 'app_mention',
@@ -451,6 +565,19 @@ export async function startFakeSlack({
     callsOf: (method) => calls.filter((call) => call.method === method),
     failNext: (method, error) => {
       failures.push([method, error]);
+    },
+    deliverOverHttp(url, signingSecret) {
+      http = { url, secret: signingSecret };
+    },
+    deliveries,
+    addWorkspace(workspace) {
+      workspaces.set(workspace.team, workspace);
+      const code = `code-${workspace.team}-${codes.size + 1}`;
+      codes.set(code, workspace);
+      return code;
+    },
+    setOAuthApp(clientId, clientSecret) {
+      oauthApp = { clientId, clientSecret };
     },
     connected,
     async close() {

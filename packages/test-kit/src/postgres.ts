@@ -11,6 +11,7 @@ export interface TestPostgres {
   /** Creates an empty database and returns its connection string. */
   newDatabase(): string;
   /** Stops the server at once and removes its folder. */
+  /** Stops the server (immediate mode) and removes its folder; a second call does nothing. */
   stop(): void;
 }
 
@@ -79,6 +80,7 @@ export async function startPostgres(): Promise<TestPostgres | undefined> {
     throw new Error(`PostgreSQL did not start: ${String(error)}\n${output}\n${log}`);
   }
   const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  let stopped = false;
   return {
     url: url('postgres'),
     newDatabase() {
@@ -87,6 +89,8 @@ export async function startPostgres(): Promise<TestPostgres | undefined> {
       return url(name);
     },
     stop() {
+      if (stopped) return;
+      stopped = true;
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
