@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `pnpm start`: the Slack bot when SLACK_BOT_TOKEN is set, otherwise the terminal chat.
+// `pnpm start`: the Slack bot when SLACK_BOT_TOKEN (or SLACK_CLIENT_ID, for OAuth) is set, otherwise
+// the terminal chat.
 // `pnpm chat [--once "question"]`: the terminal chat.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -43,12 +44,12 @@ loadDotEnv();
 // config/mcp_servers.json ships the weather server: the apps use it unless MCP_ENABLED says otherwise.
 if (!process.env.MCP_ENABLED?.trim()) process.env.MCP_ENABLED = 'true';
 
-if (!chatOnly && process.env.SLACK_BOT_TOKEN) {
+if (!chatOnly && (process.env.SLACK_BOT_TOKEN || process.env.SLACK_CLIENT_ID)) {
   await import('../apps/slack-bot/dist/main.js');
 } else {
   if (!chatOnly) {
     process.stderr.write(
-      'SLACK_BOT_TOKEN is not set: starting the terminal chat (README: "Run it in Slack").\n',
+      'SLACK_BOT_TOKEN (or SLACK_CLIENT_ID) is not set: starting the terminal chat (README: "Run it in Slack").\n',
     );
   }
   process.argv = [process.argv[0] ?? 'node', 'chat', ...args];
