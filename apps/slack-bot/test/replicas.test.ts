@@ -123,6 +123,44 @@ async function advisoryLocks(cluster: Cluster): Promise<number> {
       expect(overlaps).toEqual([]);
     }, 90_000);
 
+    it('messages of one thread delivered out of Slack order are answered in Slack order, without deadlock', async () => {
+      const { slack, proxy, llm } = cluster;
+      hold = new Promise((done) => {
+        holdRelease = done;
+      });
+      const root = slack.say('C_SWAP', 'swap thread');
+      const mentionOf = (text: string) => {
+        const full = `<@${botUserId}> ${text}`;
+        const ts = slack.say('C_SWAP', full, { threadTs: root });
+        return {
+          type: 'app_mention',
+          channel: 'C_SWAP',
+          user: 'UHUMAN01',
+          text: full,
+          ts,
+          event_ts: ts,
+          thread_ts: root,
+        };
+      };
+      const first = mentionOf('s hold me');
+      const second = mentionOf('s second');
+      const third = mentionOf('s third');
+      proxy.sendNextTo(0);
+      await slack.push(first);
+      await waitFor(
+        () => llm.requests.some((request) => JSON.stringify(request.body).includes('s hold me')),
+        15_000,
+      );
+      // Slack's retries and parallel deliveries can swap two messages: the third arrives before the second.
+      proxy.sendNextTo(0);
+      await slack.push(third);
+      proxy.sendNextTo(0);
+      await slack.push(second);
+      holdRelease();
+      await waitFor(() => answersIn(cluster, 'C_SWAP', root).length === 3, 20_000);
+      expect(started.get('s')).toEqual(['s hold me', 's second', 's third']);
+    }, 60_000);
+
     it('a replica killed with SIGKILL mid-answer does not stop the other from answering that thread', async () => {
       const { slack, proxy, llm, replicas } = cluster;
       hold = new Promise((done) => {

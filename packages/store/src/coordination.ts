@@ -105,6 +105,16 @@ export class Coordination {
     return row !== undefined;
   }
 
+  /** Deletes this replica's claim of an event it will not answer (it is shutting down). */
+  async unclaim(id: string): Promise<void> {
+    await this.db
+      .deleteFrom('event_claims')
+      .where('event_id', '=', id)
+      .where('replica_key', '=', this.replicaKey)
+      .where('finished_at', 'is', null)
+      .execute();
+  }
+
   /**
    * Tries to take the thread's turn for a claimed event, without waiting: undefined while another
    * replica answers in the thread or an earlier message of it (claimed by a live replica) is unfinished.

@@ -38,10 +38,14 @@ export class Answering {
     const { queue, logger } = this.options;
     // The workspace's own client (its install's token) when Bolt authorized the event.
     const client = question.client ?? this.options.client;
-    const key = `${question.channel}:${question.threadTs}`;
+    const thread = `${question.channel}:${question.threadTs}`;
     if (!queue.accepting) return false;
     this.options.threads.remember(question.channel, question.threadTs);
-    const waiting = queue.wouldWait(key);
+    // Across replicas the thread's turn (in Slack's order) orders its answers, this replica's included:
+    // each message is its own job, or two messages that arrived out of order would wait on each other.
+    const turn = this.options.claims?.turn(question, this.shutdown.signal);
+    const key = turn ? `${thread}:${question.messageTs}` : thread;
+    const waiting = queue.wouldWait(thread);
     const placeholder =
       question.surface === 'assistant'
         ? // The assistant pane shows a status instead of a placeholder message.
@@ -68,7 +72,6 @@ export class Answering {
                 return undefined;
               },
             );
-    const turn = this.options.claims?.turn(question, this.shutdown.signal);
     return queue.push(
       key,
       async () => {
@@ -114,6 +117,7 @@ export class Answering {
         }
       },
       turn,
+      thread,
     );
   }
 

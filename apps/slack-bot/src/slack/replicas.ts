@@ -130,6 +130,14 @@ export class EventClaims {
   }
 
   /**
+   * Gives a claim back (the replica took it but is shutting down): a retry of the event can then be
+   * answered by another replica, and the thread's later messages do not wait for it.
+   */
+  async unclaim(question: ClaimedQuestion): Promise<void> {
+    await this.coordination?.unclaim(question.eventId).catch((error: unknown) => this.health.failed(error));
+  }
+
+  /**
    * The thread's turn for a question, for the work queue: `take()` tries once (undefined while another
    * replica answers in the thread, or an earlier message of it is unanswered); `wait()` is the pause
    * before the next try (25–250 ms, growing). Without a store there is no turn to take. When `signal`
@@ -138,7 +146,8 @@ export class EventClaims {
    */
   turn(question: Question, signal?: AbortSignal): Gate | undefined {
     const coordination = this.coordination;
-    if (!coordination || !question.eventId) return undefined;
+    // PGlite serves one process: its queue alone orders a thread.
+    if (coordination?.engine !== 'postgres' || !question.eventId) return undefined;
     const claim = claimOf(question as ClaimedQuestion);
     const granted = { release: async () => {} };
     let tries = 0;

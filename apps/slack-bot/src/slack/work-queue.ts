@@ -12,6 +12,8 @@ export interface Gate {
  */
 export class WorkQueue {
   private readonly tails = new Map<string, Promise<void>>();
+  /** Jobs not yet finished per group (a thread), for {@link wouldWait}. */
+  private readonly groups = new Map<string, number>();
   private readonly pending = new Set<Promise<void>>();
   private running = 0;
   private readonly waiting: Array<() => void> = [];
@@ -20,8 +22,9 @@ export class WorkQueue {
   constructor(private readonly limit: number) {}
 
   /** Queues a job behind earlier jobs of the same key; false when the queue no longer accepts work. */
-  push(key: string, job: () => Promise<void>, gate?: Gate): boolean {
+  push(key: string, job: () => Promise<void>, gate?: Gate, group: string = key): boolean {
     if (this.closed) return false;
+    this.groups.set(group, (this.groups.get(group) ?? 0) + 1);
     const previous = this.tails.get(key) ?? Promise.resolve();
     const next = previous.then(() => this.withSlot(job, gate));
     const settled = next.catch(() => {});
@@ -30,13 +33,16 @@ export class WorkQueue {
     void settled.then(() => {
       this.pending.delete(settled);
       if (this.tails.get(key) === settled) this.tails.delete(key);
+      const left = (this.groups.get(group) ?? 1) - 1;
+      if (left > 0) this.groups.set(group, left);
+      else this.groups.delete(group);
     });
     return true;
   }
 
-  /** Whether a job pushed now for `key` would wait: its thread has one running, or every slot is taken. */
-  wouldWait(key: string): boolean {
-    return this.tails.has(key) || this.running >= this.limit;
+  /** Whether a job pushed now for `group` would wait: its thread has one unfinished, or every slot is taken. */
+  wouldWait(group: string): boolean {
+    return this.groups.has(group) || this.running >= this.limit;
   }
 
   /** False once `drain()` has begun. */

@@ -81,7 +81,8 @@ export async function enqueue(
     return false;
   }
   if (dependencies.accept(question)) return true;
-  dependencies.logger.warn({ eventId: id }, 'shutting down; event not answered');
+  await dependencies.claims.unclaim({ ...question, eventId: id });
+  dependencies.logger.warn({ eventId: id }, 'shutting down; event left to another replica');
   return false;
 }
 
