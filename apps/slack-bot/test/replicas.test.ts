@@ -99,26 +99,30 @@ async function advisoryLocks(cluster: Cluster): Promise<number> {
       const roots = Array.from({ length: 10 }, (_, thread) =>
         slack.say('C_ORDER', `thread ${thread} starts`),
       );
-      const sends: Array<Promise<unknown>> = [];
-      for (let round = 0; round < 5; round++)
+      // Slack delivers one thread's messages as people write them: each round after the last one was
+      // received (acknowledged), the ten threads of a round at once. Answers take 200 ms, so a round
+      // arrives while the thread's previous answer still runs, often on the other replica.
+      for (let round = 0; round < 5; round++) {
+        const sends: Array<Promise<unknown>> = [];
         for (let position = 0; position < 10; position++) {
           // Rotated each round, so a thread's messages alternate between the replicas.
           const thread = (position + round) % 10;
-          const text = `t${thread} q${round}`;
-          sends.push(slack.mention('C_ORDER', text, { threadTs: roots[thread] as string }));
-          // Slack sends one thread's messages in the order people wrote them.
-          await new Promise((done) => setTimeout(done, 5));
+          sends.push(slack.mention('C_ORDER', `t${thread} q${round}`, { threadTs: roots[thread] as string }));
         }
-      await Promise.all(sends);
+        await Promise.all(sends);
+        await new Promise((done) => setTimeout(done, 30));
+      }
       await waitFor(() => roots.every((root) => answersIn(cluster, 'C_ORDER', root).length === 5), 60_000);
       const routed = proxy.routed.slice(before);
       expect(routed.filter((target) => target === 0).length).toBe(25);
       for (let thread = 0; thread < 10; thread++) {
         const expected = Array.from({ length: 5 }, (_, round) => `t${thread} q${round}`);
-        expect(answersIn(cluster, 'C_ORDER', roots[thread] as string)).toEqual(
+        // Answered one at a time, in order (each model call started after the previous answer ended).
+        expect(started.get(`t${thread}`)).toEqual(expected);
+        // Each answer replaced its own placeholder, posted when its message arrived.
+        expect(answersIn(cluster, 'C_ORDER', roots[thread] as string).sort()).toEqual(
           expected.map((text) => `answer to ${text}`),
         );
-        expect(started.get(`t${thread}`)).toEqual(expected);
       }
       expect(overlaps).toEqual([]);
     }, 90_000);
