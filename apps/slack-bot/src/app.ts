@@ -111,7 +111,7 @@ export function createSlackBot({
       }
     : undefined;
   const server = createHttpServer({
-    health: async () => healthReport(mcp?.status(), config.healthDetails, await storeHealth.check()),
+    health: async () => healthReport(mcp?.status(), config.healthDetails, await storeHealth.report()),
     ...(receiver ? { slack: receiver.requestListener } : {}),
     ...(installer && installOptions
       ? {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { rowsMentioning as storeRowsMentioning } from '@ai-assistant/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, waitFor } from './harness.js';
 
@@ -46,23 +46,14 @@ async function install(base: string, code: string, options: { dropCookie?: boole
 }
 
 /** The thread's messages posted by one workspace's bot. */
+/** Every row of the harness's store that mentions `text`. */
+const rowsMentioning = (harness: Harness, text: string) => {
+  if (!harness.store) throw new Error('no store');
+  return storeRowsMentioning(harness.store, text);
+};
+
 const botMessages = (harness: Harness, channel: string, ts: string, botUserId: string) =>
   harness.slack.thread(channel, ts).filter((message) => message.user === botUserId);
-
-/** Every row of every table that mentions `text`. */
-async function rowsMentioning(harness: Harness, text: string): Promise<string[]> {
-  const store = harness.store;
-  if (!store) throw new Error('no store');
-  const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables
-    where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(store.db);
-  const found: string[] = [];
-  for (const { table_name } of tables.rows) {
-    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table_name)}`.execute(store.db);
-    for (const row of rows.rows)
-      if (JSON.stringify(row).includes(text)) found.push(`${table_name}: ${JSON.stringify(row)}`);
-  }
-  return found;
-}
 
 describe('installed in several workspaces with Slack OAuth (HTTP mode)', () => {
   let harness: Harness;

@@ -27,6 +27,11 @@ const replicaLocks = 0x41_41_02;
 /** Claims older than this are deleted (Slack retries an event for about 5 minutes). */
 export const claimRetentionMs = 60 * 60 * 1000;
 
+/** A Slack ts (`1700000000.000100`) as given, else null. */
+function slackTs(ts: string | undefined): string | null {
+  return ts && /^\d{1,12}(\.\d{1,9})?$/.test(ts) ? ts : null;
+}
+
 interface HeldConnection {
   db: Kysely<Database>;
   release(): void;
@@ -89,14 +94,18 @@ export class Coordination {
     else await sql`select 1`.execute(this.db);
   }
 
-  /** True when this replica is the first to claim the event; false for a duplicate (a retry, another replica). */
+  /**
+   * True when this replica is the first to claim the event; false for a duplicate (a retry, another
+   * replica). A `messageTs` that is not a Slack ts is not stored (the claim then orders nothing), so a
+   * malformed payload never fails the insert and is never taken for the store being down.
+   */
   async claim(event: EventClaim): Promise<boolean> {
     const row = await this.db
       .insertInto('event_claims')
       .values({
         event_id: event.id,
         thread_key: event.thread ?? null,
-        message_ts: event.messageTs ?? null,
+        message_ts: slackTs(event.messageTs),
         replica_key: this.replicaKey,
       })
       .onConflict((conflict) => conflict.column('event_id').doNothing())
@@ -142,7 +151,7 @@ export class Coordination {
         ) as alive
         from event_claims c
         where c.thread_key = ${event.thread} and c.finished_at is null and c.event_id <> ${event.id}
-          and c.message_ts < ${event.messageTs ?? null}::numeric`.execute(held.db);
+          and c.message_ts < ${slackTs(event.messageTs)}::numeric`.execute(held.db);
       if (ahead.rows.some((row) => row.alive)) {
         await this.unlock(held, event.thread);
         return undefined;

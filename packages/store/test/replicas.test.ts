@@ -1,23 +1,10 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import type { Store } from '../src/index.js';
+import { rowsMentioning } from '../src/testing.js';
 import { onBothEngines } from './engines.js';
 
 const botToken = 'xoxb-T1-bot-token-never-in-clear';
-
-/** Every row of every table of the schema that mentions `text` anywhere, as `table: row`. */
-async function rowsMentioning(store: Store, text: string): Promise<string[]> {
-  const tables = await sql<{ table_name: string }>`
-    select table_name from information_schema.tables
-    where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(store.db);
-  const found: string[] = [];
-  for (const { table_name } of tables.rows) {
-    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table_name)}`.execute(store.db);
-    for (const row of rows.rows)
-      if (JSON.stringify(row).includes(text)) found.push(`${table_name}: ${JSON.stringify(row)}`);
-  }
-  return found;
-}
 
 const installation = (team: string, token: string) =>
   JSON.stringify({ team: { id: team }, bot: { token, userId: `U_BOT_${team}`, scopes: ['chat:write'] } });
@@ -137,6 +124,18 @@ onBothEngines('installations and replicas', ({ engine, fresh, open }) => {
     expect(await replicas[0]?.coordination.claim({ id: 'Ev_OTHER' })).toBe(true);
   });
 
+  it('a malformed message ts is claimed without it, and the thread’s turn still comes', async () => {
+    const store = await open(fresh());
+    const event = { id: 'Ev_BAD_TS', thread: 'T1:C1:x', messageTs: "1'; drop table event_claims; --" };
+    expect(await store.coordination.claim(event)).toBe(true);
+    const turn = await store.coordination.tryTurn(event);
+    expect(turn).toBeDefined();
+    await turn?.release();
+    const row = await store.db.selectFrom('event_claims').selectAll().executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ event_id: 'Ev_BAD_TS', message_ts: null });
+    expect(row.finished_at).not.toBeNull();
+  });
+
   it('claims older than the retention are deleted by the app itself, newer ones kept', async () => {
     const store = await open(fresh());
     await store.coordination.claim({ id: 'Ev_OLD' });
@@ -202,8 +201,8 @@ onBothEngines('installations and replicas', ({ engine, fresh, open }) => {
       const turn = await a.coordination.tryTurn(first);
       expect(turn).toBeDefined();
       expect(await b.coordination.tryTurn(second)).toBeUndefined();
-      // What SIGKILL does to a replica's database sessions: they end.
-      await sql`select pg_terminate_backend(pid) from pg_locks
+      // What SIGKILL does to a replica's database sessions: they end (waited for, up to 5 s).
+      await sql`select pg_terminate_backend(pid, 5000) from pg_locks
         where locktype = 'advisory' and (objid::bigint = ${a.coordination.replicaKey}
           or objid::bigint = (select hashtext(${thread})::bigint & 4294967295))`.execute(b.db);
       const next = await b.coordination.tryTurn(second);
@@ -222,7 +221,7 @@ onBothEngines('installations and replicas', ({ engine, fresh, open }) => {
             where locktype = 'advisory' and objid::bigint = ${a.coordination.replicaKey}`.execute(b.db)
         ).rows[0]?.n;
       expect(await held()).toBe('1');
-      await sql`select pg_terminate_backend(pid) from pg_locks
+      await sql`select pg_terminate_backend(pid, 5000) from pg_locks
         where locktype = 'advisory' and objid::bigint = ${a.coordination.replicaKey}`.execute(b.db);
       expect(await held()).toBe('0');
       await a.coordination.check();

@@ -19,6 +19,17 @@ export interface StoredMessage {
   blocks?: unknown[];
 }
 
+/** A workspace the fake Slack lets the app be installed in. */
+export interface FakeWorkspace {
+  team: string;
+  botToken: string;
+  botUserId: string;
+  botId?: string;
+  /** Its Enterprise Grid organisation; with `orgWide`, the install is the organisation's. */
+  enterprise?: string;
+  orgWide?: boolean;
+}
+
 /**
  * A loopback Slack: the Web API over HTTP (`slackApiUrl` points Bolt's WebClient here) and a Socket
  * Mode WebSocket that pushes `events_api` envelopes. Messages the app posts are kept per thread, so
@@ -92,15 +103,7 @@ export interface FakeSlack {
    * token (once), `auth.test` answers for that token, and its people's events carry its team and bot.
    * With any workspace added, a call with a token Slack never issued fails with `invalid_auth`.
    */
-  addWorkspace(workspace: {
-    team: string;
-    botToken: string;
-    botUserId: string;
-    botId?: string;
-    /** Its Enterprise Grid organisation; with `orgWide`, the install is the organisation's. */
-    enterprise?: string;
-    orgWide?: boolean;
-  }): string;
+  addWorkspace(workspace: FakeWorkspace): string;
   /** The OAuth app's credentials `oauth.v2.access` checks (client_id, client_secret). */
   setOAuthApp(clientId: string, clientSecret: string): void;
   connected(): Promise<void>;
@@ -157,16 +160,8 @@ export async function startFakeSlack({
   const people = new Map<string, { team?: string; admin?: boolean; owner?: boolean }>();
   const teamOf = (user: unknown) => people.get(String(user))?.team ?? 'T0001';
   const ackPayloads = new Map<string, Record<string, unknown>>();
-  interface Workspace {
-    team: string;
-    botToken: string;
-    botUserId: string;
-    botId?: string;
-    enterprise?: string;
-    orgWide?: boolean;
-  }
-  const workspaces = new Map<string, Workspace>();
-  const codes = new Map<string, Workspace>();
+  const workspaces = new Map<string, FakeWorkspace>();
+  const codes = new Map<string, FakeWorkspace>();
   let oauthApp: { clientId: string; clientSecret: string } | undefined;
   const byToken = (token: string | undefined) =>
     [...workspaces.values()].find((workspace) => workspace.botToken === token);

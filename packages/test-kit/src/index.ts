@@ -4,6 +4,7 @@ export {
   type ApiCall,
   botUserId,
   type FakeSlack,
+  type FakeWorkspace,
   type StoredMessage,
   startFakeSlack,
   streamedText,

@@ -18,6 +18,8 @@ export interface StoreHealthReport {
 export class StoreHealth {
   private reachable = true;
   private timer: NodeJS.Timeout | undefined;
+  /** The latest check, shared by `/healthz` requests within a second (a flood costs one query a second). */
+  private latest: { at: number; report: Promise<StoreHealthReport | undefined> } | undefined;
 
   constructor(
     private readonly coordination: Coordination | undefined,
@@ -41,7 +43,14 @@ export class StoreHealth {
     this.timer = undefined;
   }
 
-  /** Checks now (bounded by the timeout); the report for `/healthz`. */
+  /** The report for `/healthz`: a check at most a second old. */
+  report(): Promise<StoreHealthReport | undefined> {
+    if (!this.latest || Date.now() - this.latest.at > 1000)
+      this.latest = { at: Date.now(), report: this.check() };
+    return this.latest.report;
+  }
+
+  /** Checks now (bounded by the timeout). */
   async check(): Promise<StoreHealthReport | undefined> {
     if (!this.coordination) return undefined;
     let timer: NodeJS.Timeout | undefined;
