@@ -236,13 +236,63 @@ describe('per-person stdio servers', () => {
     expect(childProcesses()).toEqual([]);
   });
 
-  it('a per-person connection unused for the idle timeout is closed and its process reaped', async () => {
+  it('a full pool never closes a connection with a call in flight: the newcomer is told to try again', async () => {
+    const manager = await pool.connect(personalEcho(), { env: {}, personalPool: { max: 1 } });
+    const alice = await manager.forPerson(person('T1', 'U_alice', { mine: tokenOf('alice') }));
+    const running = alice.callTool('mcp__mine__sleep', { ms: 1000 });
+    const carol = await manager.forPerson(person('T1', 'U_carol', { mine: tokenOf('carol') }));
+    expect(carol.listTools().map((tool) => tool.name)).not.toContain('mcp__mine__token_owner');
+    expect(carol.systemInstructions().join('\n')).toMatch(/1 per-person connections in use; try again/);
+    expect((await running).text).toBe('slept 1000');
+    // Once alice's call is over, her idle connection makes room.
+    const later = await manager.forPerson(person('T1', 'U_carol', { mine: tokenOf('carol') }));
+    expect((await later.callTool('mcp__mine__token_owner', {})).text).toBe('owner=carol other=unset');
+    await waitFor(() => childProcesses().length === 1);
+  });
+
+  it('one workspace cannot take the whole pool: the per-workspace cap closes its own least recently used', async () => {
+    const manager = await pool.connect(personalEcho(), {
+      env: {},
+      personalPool: { max: 10, maxPerWorkspace: 1 },
+    });
+    const call = async (workspace: string, user: string) =>
+      (await manager.forPerson(person(workspace, user, { mine: tokenOf(user) }))).callTool(
+        'mcp__mine__token_owner',
+        {},
+      );
+    expect((await call('T1', 'alice')).text).toBe('owner=alice other=unset');
+    expect((await call('T2', 'bob')).text).toBe('owner=bob other=unset');
+    expect((await call('T1', 'carol')).text).toBe('owner=carol other=unset');
+    // T1's alice made room for T1's carol; T2's bob was not touched.
+    expect(manager.personalConnections()).toBe(2);
+    await waitFor(() => childProcesses().length === 2);
+    manager.forgetWorkspace('T2');
+    expect(manager.personalConnections()).toBe(1);
+    await waitFor(() => childProcesses().length === 1);
+  });
+
+  it('a per-person connection unused for the idle timeout is closed and its process reaped, however long it took to open', async () => {
+    // The pool's clock is the test's: idleness is decided by it, never by how fast this machine opens a process.
+    let clock = Date.parse('2026-11-23T09:00:00Z');
     const servers = personalEcho();
-    const manager = await pool.connect(servers, { env: {}, personalPool: { idleMs: 300 } });
+    const manager = await pool.connect(servers, {
+      env: {},
+      now: () => new Date(clock),
+      personalPool: { idleMs: 300 },
+    });
     const dan = await manager.forPerson(person('T1', 'U_dan', { mine: tokenOf('dan') }));
+    // Not idle yet, even after real time passes: the sweep finds nothing to close.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    manager.closeIdleConnections();
     expect((await dan.callTool('mcp__mine__token_owner', {})).text).toBe('owner=dan other=unset');
     expect(childProcesses()).toHaveLength(1);
-    await waitFor(() => manager.personalConnections() === 0 && childProcesses().length === 0);
+    clock += 299;
+    manager.closeIdleConnections();
+    expect(manager.personalConnections()).toBe(1);
+    clock += 2;
+    manager.closeIdleConnections();
+    expect(manager.personalConnections()).toBe(0);
+    await waitFor(() => childProcesses().length === 0);
     // The next turn opens it again.
     const later = await manager.forPerson(person('T1', 'U_dan', { mine: tokenOf('dan') }));
     expect((await later.callTool('mcp__mine__token_owner', {})).text).toBe('owner=dan other=unset');

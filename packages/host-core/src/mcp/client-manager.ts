@@ -103,6 +103,8 @@ export class McpClientManager {
           this.logger.warn({ server: config.name }, 'MCP server already configured; keeping the first');
           return;
         }
+        // A value filled from the environment may be a secret whatever its variable is called.
+        this.redactor.pin(config.substituted ?? []);
         const connection = newConnection(config);
         this.connections.set(config.name, connection);
         if (config.disabled) {
@@ -303,13 +305,15 @@ export class McpClientManager {
       instructions: () => this.instructions(),
       // A person's own connection has its own slots: one person's calls never queue behind another's.
       callOn: (connection, tool, name, args, options) =>
-        this.callEntry(
-          connection,
-          tool,
-          name,
-          args,
-          options,
-          `${connection.config.name}\u0000${person.workspace}\u0000${person.user}`,
+        this.pool.use(connection, () =>
+          this.callEntry(
+            connection,
+            tool,
+            name,
+            args,
+            options,
+            `${connection.config.name}\u0000${person.workspace}\u0000${person.user}`,
+          ),
         ),
       warn: (fields, message) => this.logger.warn(fields, message),
     };
@@ -319,6 +323,16 @@ export class McpClientManager {
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
   forgetCredential(person: PersonKey, server?: string): void {
     this.pool.forget(person, server);
+  }
+
+  /** A workspace was uninstalled: every per-person connection of it closes now. */
+  forgetWorkspace(workspace: string): void {
+    this.pool.forgetWorkspace(workspace);
+  }
+
+  /** Closes per-person connections idle for longer than the pool's `idleMs` now (also run on a timer). */
+  closeIdleConnections(): void {
+    this.pool.sweep();
   }
 
   /** How many per-person connections are open. */

@@ -8,10 +8,14 @@ import {
   shutDown,
 } from './connection.js';
 
-/** How long an unused per-person connection stays open (default 10 min), and how many stay (default 100). */
+/**
+ * Limits of the per-person pool: how long an unused connection stays open (default 10 min), how many
+ * stay open in all (default 100) and per workspace (default 20).
+ */
 export interface PersonalPoolOptions {
   idleMs?: number;
   max?: number;
+  maxPerWorkspace?: number;
 }
 
 /** Who a per-person connection belongs to. */
@@ -22,9 +26,14 @@ export interface PersonKey {
 
 interface Entry {
   key: string;
+  workspace: string;
   fingerprint: string;
   connection: Connection;
+  /** When it was last handed out or last finished a call (the pool's clock). */
   lastUsed: number;
+  /** Calls running on it now: a busy connection is never closed for idleness or room. */
+  busy: number;
+  settled: boolean;
   opening: Promise<void>;
 }
 
@@ -48,13 +57,16 @@ function configFor(config: ServerConfig, secret: string): ServerConfig {
 
 /**
  * Connections of `connection: "per_user"` servers, one per (workspace, user, server), opened with that
- * person's credential on first use. Least recently used beyond `max` and idle beyond `idleMs` are
- * closed (child processes reaped); so is one whose credential changed or was deleted.
+ * person's credential on first use. Least recently used beyond the caps and idle beyond `idleMs` are
+ * closed (child processes reaped), never while opening or while a call runs on them; so is one whose
+ * credential changed or was deleted. When every connection is busy, a newcomer is refused rather than
+ * let the pool grow past its caps. Time is the context's clock, so tests control idleness.
  */
 export class PersonalPool {
   private readonly entries = new Map<string, Entry>();
   private readonly idleMs: number;
   private readonly max: number;
+  private readonly maxPerWorkspace: number;
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
   private readonly shutting = new Set<Promise<void>>();
@@ -65,6 +77,7 @@ export class PersonalPool {
   ) {
     this.idleMs = options.idleMs ?? 10 * 60_000;
     this.max = Math.max(1, options.max ?? 100);
+    this.maxPerWorkspace = Math.max(1, Math.min(this.max, options.maxPerWorkspace ?? 20));
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, Math.max(50, this.idleMs / 2)));
     this.sweeper.unref();
   }
@@ -74,9 +87,14 @@ export class PersonalPool {
     return this.entries.size;
   }
 
+  private now(): number {
+    return this.context.now().getTime();
+  }
+
   /**
    * The person's connection to `config`'s server, opened with `secret` if it is not open yet (or its
-   * credential changed, or it failed). Never throws: a failure leaves the connection `failed` with a reason.
+   * credential changed, or it failed). Never throws: a failure (or a full pool) leaves the connection
+   * `failed` with a reason.
    */
   async get(config: ServerConfig, person: PersonKey, secret: string): Promise<Connection> {
     const key = keyOf(person, config.name);
@@ -91,25 +109,47 @@ export class PersonalPool {
     }
     if (!entry) {
       if (this.closed) throw new Error('the host is closing');
+      const full = this.makeRoom(person.workspace);
+      if (full) return refused(config, full);
       this.context.redactor.pin([secret]);
       const connection = newConnection(configFor(config, secret));
-      entry = {
+      const created: Entry = {
         key,
+        workspace: person.workspace,
         fingerprint,
         connection,
-        lastUsed: Date.now(),
-        opening: openConnection(connection, this.context),
+        lastUsed: this.now(),
+        busy: 0,
+        settled: false,
+        opening: openConnection(connection, this.context).finally(() => {
+          // The idle clock starts once it is open, however long opening took.
+          created.settled = true;
+          created.lastUsed = this.now();
+        }),
       };
+      entry = created;
       this.entries.set(key, entry);
-      this.evict();
     } else {
       // Most recently used last: the Map's order is the eviction order.
       this.entries.delete(key);
       this.entries.set(key, entry);
-      entry.lastUsed = Date.now();
+      entry.lastUsed = this.now();
     }
     await entry.opening;
     return entry.connection;
+  }
+
+  /** Runs `work` on one of the pool's connections, which stays open (and counts as used) meanwhile. */
+  async use<T>(connection: Connection, work: () => Promise<T>): Promise<T> {
+    const entry = [...this.entries.values()].find((candidate) => candidate.connection === connection);
+    if (!entry) return work();
+    entry.busy += 1;
+    try {
+      return await work();
+    } finally {
+      entry.busy -= 1;
+      entry.lastUsed = this.now();
+    }
   }
 
   /** Closes the person's connection(s): every server's, or one. */
@@ -121,6 +161,19 @@ export class PersonalPool {
     }
   }
 
+  /** Closes every connection of a workspace (it was uninstalled). */
+  forgetWorkspace(workspace: string): void {
+    for (const entry of [...this.entries.values()])
+      if (entry.workspace === workspace) this.remove(entry, 'workspace removed');
+  }
+
+  /** Closes every connection idle for longer than `idleMs` now (also run on a timer). */
+  sweep(): void {
+    const cutoff = this.now() - this.idleMs;
+    for (const entry of [...this.entries.values()])
+      if (this.idle(entry) && entry.lastUsed < cutoff) this.remove(entry, 'idle');
+  }
+
   /** Closes every connection and reaps every child process. */
   async close(): Promise<void> {
     this.closed = true;
@@ -130,16 +183,28 @@ export class PersonalPool {
     await Promise.all([...all.map((entry) => this.shut(entry, 'closed by the host')), ...this.shutting]);
   }
 
-  private sweep(): void {
-    const cutoff = Date.now() - this.idleMs;
-    for (const entry of [...this.entries.values()]) if (entry.lastUsed < cutoff) this.remove(entry, 'idle');
+  private idle(entry: Entry): boolean {
+    return entry.settled && entry.busy === 0;
   }
 
-  private evict(): void {
-    while (this.entries.size > this.max) {
-      const oldest = this.entries.values().next().value as Entry;
+  /**
+   * Closes least recently used idle connections until one more fits under both caps. Returns why it
+   * cannot when every candidate is opening or running a call.
+   */
+  private makeRoom(workspace: string): string | undefined {
+    const inWorkspace = () => [...this.entries.values()].filter((entry) => entry.workspace === workspace);
+    while (inWorkspace().length >= this.maxPerWorkspace) {
+      const oldest = inWorkspace().find((entry) => this.idle(entry));
+      if (!oldest)
+        return `this workspace already has ${this.maxPerWorkspace} per-person connections in use; try again in a moment`;
+      this.remove(oldest, 'least recently used in its workspace');
+    }
+    while (this.entries.size >= this.max) {
+      const oldest = [...this.entries.values()].find((entry) => this.idle(entry));
+      if (!oldest) return `all ${this.max} per-person connections are in use; try again in a moment`;
       this.remove(oldest, 'least recently used');
     }
+    return undefined;
   }
 
   private remove(entry: Entry, reason: string): void {
@@ -153,4 +218,12 @@ export class PersonalPool {
     await entry.opening.catch(() => {});
     await shutDown(entry.connection, reason);
   }
+}
+
+/** A connection that was never opened because the pool is full of busy connections. */
+function refused(config: ServerConfig, reason: string): Connection {
+  const connection = newConnection(config);
+  connection.state = 'failed';
+  connection.reason = reason;
+  return connection;
 }

@@ -29,9 +29,24 @@ export async function startMcpFromEnvironment(
     logger.info({ path }, 'MCP is off: no server config file at this path (set MCP_SERVERS_CONFIG)');
     return undefined;
   }
-  const perServer = env.MCP_MAX_CONCURRENT_PER_SERVER?.trim();
+  const count = (name: string) => {
+    const value = env[name]?.trim();
+    if (!value) return undefined;
+    if (!/^\d+$/.test(value) || Number(value) < 1)
+      throw new Error(
+        `${name}="${value}" is not a positive whole number; set it to one (or unset it for the default)`,
+      );
+    return Number(value);
+  };
+  const perServer = count('MCP_MAX_CONCURRENT_PER_SERVER');
+  const max = count('MCP_PERSONAL_CONNECTIONS_MAX');
+  const maxPerWorkspace = count('MCP_PERSONAL_CONNECTIONS_PER_WORKSPACE');
   const manager = new McpClientManager({
-    ...(perServer && /^\d+$/.test(perServer) ? { maxConcurrentPerServer: Number(perServer) } : {}),
+    ...(perServer ? { maxConcurrentPerServer: perServer } : {}),
+    personalPool: {
+      ...(max ? { max } : {}),
+      ...(maxPerWorkspace ? { maxPerWorkspace } : {}),
+    },
     ...options,
     logger,
   });
