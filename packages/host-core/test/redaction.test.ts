@@ -143,6 +143,42 @@ describe('no secret reaches a log line, an error or a tool result', () => {
       expect(everything, `leaked ${secret}`).not.toContain(secret);
     }
   });
+
+  it('a value filled from the environment into env or url is redacted whatever its variable is called (hardening 27.13)', async () => {
+    // Neither name looks like a secret's: before, both values reached status() (and /healthz) unredacted.
+    const env = {
+      UPSTREAM_AUTH: 'plain-upstream-auth-777',
+      API_PW: 'plain-api-pw-888',
+      PATH: process.env.PATH ?? '',
+    };
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: {
+          quoting: {
+            command: process.execPath,
+            args: [join(fixtures, 'echo-server.mjs'), '--crash-quoting-env', 'AUTH'],
+            env: { AUTH: '${UPSTREAM_AUTH}' },
+          },
+          remote: { url: `${base}/mcp?key=\${API_PW}` },
+        },
+      }),
+      join(fixtures, 'mcp_servers.json'),
+      env,
+    );
+    const logger = recordingLogger();
+    const manager = new McpClientManager({ env, logger, connectTimeoutMs: 5000 });
+    try {
+      await manager.connect(servers);
+      const reasons = manager.status().map((status) => status.reason ?? '');
+      expect(reasons.join('\n')).toContain('login refused for key [REDACTED]');
+      expect(reasons.join('\n')).toContain('HTTP 401');
+      const everything = JSON.stringify({ reasons, log: logger.lines });
+      expect(everything).not.toContain(env.UPSTREAM_AUTH);
+      expect(everything).not.toContain(env.API_PW);
+    } finally {
+      await manager.close();
+    }
+  });
 });
 
 describe('the Redactor', () => {

@@ -178,8 +178,19 @@ export function parseMcpConfig(
     where: string,
   ): ServerConfig {
     const disabled = common.disabled;
-    // A disabled entry is kept as it is: its variables need not be set.
-    const environment = disabled ? new Proxy({}, { get: () => '' }) : env;
+    // A disabled entry is kept as it is: its variables need not be set. Every value taken from the
+    // environment is remembered, so the host can redact it wherever a server repeats it.
+    const substituted: string[] = [];
+    common.substituted = substituted;
+    const environment: NodeJS.ProcessEnv = disabled
+      ? new Proxy({}, { get: () => '' })
+      : new Proxy(env, {
+          get: (target, name) => {
+            const value = typeof name === 'string' ? target[name] : undefined;
+            if (value) substituted.push(value);
+            return value;
+          },
+        });
     if (kind === 'stdio') {
       if (!entry.command)
         throw new McpConfigError(`${path}: ${where}.command: expected ${expectations.command}`);
