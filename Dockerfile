@@ -13,9 +13,15 @@ RUN pnpm install --frozen-lockfile \
 FROM node:20-slim
 ENV NODE_ENV=production \
     MCP_ENABLED=true \
-    PORT=3000
+    PORT=3000 \
+    DATA_DIR=/data
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
+# The embedded store (people's encrypted credentials, workspace settings, installations) and its key file
+# live on a volume, never in the container's own layer: they survive a new image. With DATABASE_URL the
+# volume stays empty.
+RUN mkdir -p /data && chown node:node /data
+VOLUME /data
 USER node
 EXPOSE 3000
 # /healthz answers 200 with "ok" or "degraded"; in Socket Mode it listens on 127.0.0.1, which is where

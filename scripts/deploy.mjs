@@ -4,15 +4,49 @@
 // starts (mcp_servers/<name>, each with its own dependencies), laid out so the config's relative paths
 // hold. The Dockerfile copies this folder into its image. Needs `pnpm build` first.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const target = resolve(process.argv[2] ?? '');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// `pnpm deploy-bot <folder>` runs from the repository root; a relative folder means the caller's.
+const target = resolve(process.env.INIT_CWD ?? process.cwd(), process.argv[2] ?? '');
 if (!process.argv[2]) {
-  process.stderr.write('usage: pnpm deploy-bot <folder>   (an empty or new folder)\n');
+  process.stderr.write('usage: pnpm deploy-bot <folder>   (an empty or new folder, or an earlier deploy)\n');
   process.exit(2);
+}
+/** Written into every deploy: the one sign that a non-empty folder may be replaced. */
+const marker = '.ai-assistant-deploy';
+function refuse(message) {
+  process.stderr.write(`deploy-bot: ${message}\n`);
+  process.exit(2);
+}
+/** Whether `child` is `parent` or inside it. */
+const within = (parent, child) => {
+  const path = relative(parent, child);
+  return path === '' || (!path.startsWith('..') && !isAbsolute(path));
+};
+// Never the repository, a folder holding it, or a folder inside it.
+if (within(target, root))
+  refuse(`${target} holds the repository; choose a folder outside it, e.g. ../ai-assistant-deploy`);
+if (within(root, target))
+  refuse(`${target} is inside the repository; choose a folder outside it, e.g. ../ai-assistant-deploy`);
+if (existsSync(target)) {
+  if (!statSync(target).isDirectory()) refuse(`${target} is a file, not a folder`);
+  const entries = readdirSync(target);
+  if (entries.length > 0 && !entries.includes(marker))
+    refuse(
+      `${target} is not empty and holds no earlier deploy (no ${marker} file); nothing was changed. Choose an empty or new folder.`,
+    );
 }
 const pnpmVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
 function deploy(name, folder) {
@@ -22,7 +56,9 @@ function deploy(name, folder) {
     { cwd: root, encoding: 'utf8' },
   );
   if (result.status !== 0) {
-    process.stderr.write(`${result.stdout}${result.stderr}`);
+    process.stderr.write(
+      `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? `${result.error.message}\n` : ''}`,
+    );
     process.stderr.write(`deploying ${name} failed\n`);
     process.exit(1);
   }
@@ -35,8 +71,13 @@ if (!builtOk) {
   process.stderr.write('build first: pnpm build\n');
   process.exit(1);
 }
+// Only an empty folder or an earlier deploy (checked above) is replaced.
 rmSync(target, { recursive: true, force: true });
 deploy('@ai-assistant/slack-bot', target);
+writeFileSync(
+  join(target, marker),
+  'Written by pnpm deploy-bot: this folder may be replaced by the next deploy.\n',
+);
 const config = JSON.parse(readFileSync(join(root, 'config', 'mcp_servers.json'), 'utf8'));
 for (const [name, entry] of Object.entries(config.mcpServers)) {
   const local = (entry.args ?? []).find((arg) => arg.startsWith('../mcp_servers/'));

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
@@ -13,7 +13,41 @@ describe('the deploy folder (what the Docker image contains)', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'deploy-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+  const deployTo = (folder: string) =>
+    spawnSync(process.execPath, [join(repoRoot, 'scripts', 'deploy.mjs'), folder], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      env: { ...process.env, INIT_CWD: repoRoot },
+      timeout: 60_000,
+    });
+
+  it('never deletes a folder it did not write: a non-empty folder, the repository, its parent, a folder inside it', () => {
+    const notes = join(scratch, 'notes');
+    mkdirSync(notes);
+    writeFileSync(join(notes, 'notes.txt'), 'keep me');
+    const refused = deployTo(notes);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/is not empty and holds no earlier deploy .*nothing was changed/);
+    expect(readdirSync(notes)).toEqual(['notes.txt']);
+    for (const [folder, why] of [
+      [repoRoot, /holds the repository/],
+      ['.', /holds the repository/],
+      [join(repoRoot, '..'), /holds the repository/],
+      [join(repoRoot, 'apps'), /inside the repository/],
+    ] as const) {
+      const result = deployTo(folder);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(why);
+      expect(result.stderr).not.toMatch(/null/);
+    }
+    expect(existsSync(join(repoRoot, '.git'))).toBe(true);
+  });
+
   it('runs from a copy outside the repository with plain node and answers a mention with the weather', async () => {
+    // An earlier deploy (it has the marker) is replaced, stale files and all.
+    mkdirSync(join(scratch, 'built'));
+    writeFileSync(join(scratch, 'built', '.ai-assistant-deploy'), '');
+    writeFileSync(join(scratch, 'built', 'stale.txt'), 'from the last deploy');
     execFileSync(process.execPath, [join(repoRoot, 'scripts', 'deploy.mjs'), join(scratch, 'built')], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -23,6 +57,8 @@ describe('the deploy folder (what the Docker image contains)', () => {
     const app = join(scratch, 'moved', 'app');
     cpSync(join(scratch, 'built'), app, { recursive: true, verbatimSymlinks: true });
     rmSync(join(scratch, 'built'), { recursive: true, force: true });
+    expect(existsSync(join(app, 'stale.txt'))).toBe(false);
+    expect(existsSync(join(app, '.ai-assistant-deploy'))).toBe(true);
     expect(existsSync(join(app, 'mcp_servers', 'weather', 'dist', 'index.js'))).toBe(true);
     expect(existsSync(join(app, 'config', 'mcp_servers.json'))).toBe(true);
 
