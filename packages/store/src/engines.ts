@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
+import { lockDataDir } from './data-dir-lock.js';
 import type { Database } from './schema.js';
 
 /** Which database the store runs on. */
@@ -10,6 +11,8 @@ export type Engine = 'pglite' | 'postgres';
 export interface Connected {
   db: Kysely<Database>;
   engine: Engine;
+  /** Gives back what the engine holds beside the connection (the embedded store's DATA_DIR lock). */
+  release: () => void;
 }
 
 /**
@@ -33,15 +36,26 @@ export async function connectDatabase(options: {
     // Nor one that loses it while lent out (a held lock's connection when the server restarts): the
     // query in flight fails, which its caller handles.
     pool.on('connect', (client) => client.on('error', () => {}));
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), engine: 'postgres' };
+    return {
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      engine: 'postgres',
+      release: () => {},
+    };
   }
   const { PGlite } = await import('@electric-sql/pglite');
   const { pglitePool } = await import('./pglite-pool.js');
   const folder = join(options.dataDir, 'pglite');
   await mkdir(folder, { recursive: true });
-  const database = await PGlite.create(folder);
-  return {
-    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: pglitePool(database) }) }),
-    engine: 'pglite',
-  };
+  const release = lockDataDir(options.dataDir);
+  try {
+    const database = await PGlite.create(folder);
+    return {
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: pglitePool(database) }) }),
+      engine: 'pglite',
+      release,
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
 }

@@ -56,6 +56,11 @@ export class Keyring {
     this.currentId = keyIdOf(keys[0] as Buffer);
   }
 
+  /** Whether a key of this id is configured. */
+  knows(keyId: string): boolean {
+    return this.keys.has(keyId);
+  }
+
   /** Encrypts `plain`, bound to `context` (who and what it belongs to): a copied row does not decrypt elsewhere. */
   encrypt(plain: string, context: string): { secret: string; keyId: string } {
     const key = this.keys.get(this.currentId) as Buffer;

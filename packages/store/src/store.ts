@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { Coordination } from './coordination.js';
 import { connectDatabase, type Engine } from './engines.js';
-import { CredentialKeyError, type Keyring, loadKeyring } from './keyring.js';
+import { CredentialKeyError, type Keyring, keyFileName, loadKeyring } from './keyring.js';
 import { type StoreLogger, silentStoreLogger } from './logger.js';
 import { migrate } from './migrations.js';
 import type { Database } from './schema.js';
@@ -96,6 +96,8 @@ export class Store {
     private readonly logger: StoreLogger,
     /** The embedded key file, when the keys came from one. */
     readonly keyFile?: string,
+    /** Gives back the embedded store's DATA_DIR lock once closed. */
+    private readonly release: () => void = () => {},
   ) {
     this.coordination = new Coordination(db, engine, logger);
   }
@@ -241,7 +243,8 @@ export class Store {
    */
   async forgetInstallation(query: InstallationQuery): Promise<string[]> {
     const workspaces = new Set<string>();
-    if (!query.isEnterpriseInstall && query.teamId) workspaces.add(query.teamId);
+    // The event's own workspace goes in every case: under an org-wide install it is one of the org's.
+    if (query.teamId) workspaces.add(query.teamId);
     if (query.isEnterpriseInstall && query.enterpriseId) {
       const rows = await this.db
         .selectFrom('workspaces')
@@ -354,7 +357,11 @@ export class Store {
     this.closed = true;
     await this.coordination.stop();
     await Promise.allSettled([...this.pending]);
-    await this.db.destroy();
+    try {
+      await this.db.destroy();
+    } finally {
+      this.release();
+    }
   }
 
   private markUsed(workspace: string, user: string, servers: string[]): void {
@@ -391,7 +398,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     requireVariable: databaseUrl !== undefined,
     logger,
   });
-  const { db, engine } = await connectDatabase({
+  const { db, engine, release } = await connectDatabase({
     dataDir,
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(options.poolSize ? { poolSize: options.poolSize } : {}),
@@ -399,11 +406,56 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   try {
     const applied = await migrate(db as unknown as Kysely<unknown>);
     if (applied.length > 0) logger.info({ engine, migrations: applied }, 'store migrated');
+    await checkKeys(db, keyring, logger);
   } catch (error) {
     await db.destroy().catch(() => {});
+    release();
     throw error;
   }
-  return new Store(db, engine, keyring, logger, keyFile);
+  return new Store(db, engine, keyring, logger, keyFile, release);
+}
+
+/**
+ * Refuses a store whose rows were encrypted with a key that is not configured (a changed
+ * ASSISTANT_ENCRYPTION_KEY): started anyway, the bot would acknowledge every event and answer none.
+ */
+async function checkKeys(db: Kysely<Database>, keyring: Keyring, logger: StoreLogger): Promise<void> {
+  const tables = [
+    ['user_credentials', 'stored credential'],
+    ['slack_installations', 'Slack installation'],
+  ] as const;
+  const used = (
+    await Promise.all(
+      tables.map(async ([table, kind]) =>
+        (
+          await db
+            .selectFrom(table)
+            .select(['key_id', sql<string>`count(*)::text`.as('count')])
+            .groupBy('key_id')
+            .execute()
+        ).map((row) => ({ ...row, kind })),
+      ),
+    )
+  ).flat();
+  const unknown = used.filter((row) => !keyring.knows(row.key_id));
+  if (unknown.length === 0) return;
+  const what = unknown.map((row) => `${row.count} ${row.kind}(s) under key ${row.key_id}`).join(', ');
+  const credentials = used.filter((row) => row.kind === 'stored credential');
+  // Refused when the bot would be deaf: an installation it cannot read, or not one credential readable.
+  // A few credentials under a key dropped on purpose only ask those people to connect again.
+  const deaf =
+    unknown.some((row) => row.kind === 'Slack installation') ||
+    (credentials.length > 0 && credentials.every((row) => !keyring.knows(row.key_id)));
+  if (!deaf) {
+    logger.warn(
+      { unreadable: what },
+      'some stored credentials were encrypted with a key that is not configured; those people must connect again',
+    );
+    return;
+  }
+  throw new Error(
+    `${what}: that key is not among the configured keys (ASSISTANT_ENCRYPTION_KEY, or ${keyFileName} in DATA_DIR), so the bot could read none of them. Put the key back (several keys: comma-separated, newest first), or, to start over, delete those rows`,
+  );
 }
 
 /** The store could not be opened (bad key, unreachable database, failed migration); the message says which. */

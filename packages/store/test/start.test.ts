@@ -1,5 +1,9 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from '@ai-assistant/test-kit';
-import { expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { newKey, openStoreFromEnvironment, StoreStartError } from '../src/index.js';
 
 it('an unreachable DATABASE_URL is a start-up error that says so, without the password', async () => {
@@ -13,4 +17,66 @@ it('an unreachable DATABASE_URL is a start-up error that says so, without the pa
     /^store: cannot reach the database to migrate it: .*ECONNREFUSED/,
   );
   expect((failure as Error).message).not.toContain('hunter2-secret-pw');
+});
+
+describe('the embedded store is one process’s', () => {
+  const folders: string[] = [];
+  afterEach(() => {
+    for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  });
+  const dataDir = () => {
+    const folder = mkdtempSync(join(tmpdir(), 'store-lock-'));
+    folders.push(folder);
+    return folder;
+  };
+
+  it('a second opener of the same DATA_DIR (another process) is refused with the lock, its holder and what to do', async () => {
+    const folder = dataDir();
+    // The bot: another process holding the store open.
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { openStoreFromEnvironment } from ${JSON.stringify(join(import.meta.dirname, '..', 'dist', 'index.js'))};
+         await openStoreFromEnvironment({ DATA_DIR: ${JSON.stringify(folder)} });
+         process.stdout.write('open\\n');
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolvePromise, reject) => {
+        holder.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('open') && resolvePromise());
+        holder.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)));
+      });
+      // Before: the second opener succeeded and its writes were lost after a restart.
+      const failure = await openStoreFromEnvironment({ DATA_DIR: folder }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StoreStartError);
+      expect((failure as Error).message).toContain(
+        `is in use by process ${holder.pid} (lock file ${join(folder, 'store.lock')})`,
+      );
+      expect((failure as Error).message).toMatch(/DATABASE_URL/);
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((resolvePromise) => holder.once('exit', resolvePromise));
+    }
+    // Its holder is gone (killed, lock file left behind): the next opener takes the store over.
+    expect(existsSync(join(folder, 'store.lock'))).toBe(true);
+    const store = await openStoreFromEnvironment({ DATA_DIR: folder });
+    await store.putCredential('local', 'me', 'tickets', 'secret-value-1234');
+    await store.close();
+    expect(existsSync(join(folder, 'store.lock'))).toBe(false);
+  });
+
+  it('in one process: a second open waits for the first to close', async () => {
+    const folder = dataDir();
+    const first = await openStoreFromEnvironment({ DATA_DIR: folder });
+    await expect(openStoreFromEnvironment({ DATA_DIR: folder })).rejects.toThrow(
+      /in use by this process already/,
+    );
+    await first.close();
+    const second = await openStoreFromEnvironment({ DATA_DIR: folder });
+    await second.close();
+  });
 });

@@ -11,16 +11,22 @@ const secret = 'ghp_personalSecretOfAlice_1234567890';
 onBothEngines('store', ({ engine, fresh, open }) => {
   it('migrates once, idempotently, even when two processes start together', async () => {
     const options = fresh();
-    // PGlite is one process's database; on PostgreSQL two stores start at the same moment.
+    // PGlite is one process's database (a second opener is refused while the first is open), so it is
+    // opened again after closing; on PostgreSQL two stores start at the same moment.
+    const closedFirst = async () => {
+      const store = await open(options);
+      await store.close();
+      return store;
+    };
     const [first, second] =
       engine === 'postgres'
         ? await Promise.all([open(options), open(options)])
-        : [await open(options), await open(options)];
+        : [await closedFirst(), await open(options)];
     const applied = await sql<{
       count: string;
-    }>`select count(*)::text as count from store_migrations`.execute(first.db);
+    }>`select count(*)::text as count from store_migrations`.execute(second.db);
     expect(applied.rows[0]?.count).toBe('2');
-    await first.ping();
+    if (engine === 'postgres') await first.ping();
     await second.ping();
     expect(first.engine).toBe(engine);
   });
@@ -111,11 +117,18 @@ onBothEngines('store', ({ engine, fresh, open }) => {
 
   it('a wrong key is a clear error naming the server, never garbage', async () => {
     const options = fresh();
-    const writer = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: newKey() } });
+    const dropped = newKey();
+    const kept = newKey();
+    const writer = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: dropped } });
     await writer.putCredential('T1', 'U_ALICE', 'github', secret);
     await writer.close();
+    const second = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: `${kept},${dropped}` } });
+    await second.putCredential('T1', 'U_BOB', 'github', 'ghp_bob_readable');
+    await second.close();
+    // The old key dropped on purpose: the bot starts (Bob's is readable); Alice must connect again.
     const log = recordingLogger();
-    const reader = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: newKey() }, logger: log });
+    const reader = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: kept }, logger: log });
+    expect((await reader.credentialsOf('T1', 'U_BOB')).secrets).toEqual({ github: 'ghp_bob_readable' });
     const found = await reader.credentialsOf('T1', 'U_ALICE');
     expect(found.secrets).toEqual({});
     expect(found.unreadable).toHaveLength(1);
@@ -125,6 +138,18 @@ onBothEngines('store', ({ engine, fresh, open }) => {
     );
     expect(JSON.stringify(log.lines)).toContain('"github"');
     expect(JSON.stringify(log.lines)).not.toContain(secret);
+  });
+
+  it('a store none of whose credentials the configured key can read refuses to open, naming the key (hardening 27.9)', async () => {
+    const options = fresh();
+    const writer = await open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: newKey() } });
+    await writer.putCredential('T1', 'U_ALICE', 'github', secret);
+    await writer.putCredential('T1', 'U_BOB', 'jira', 'jira-bob-secret');
+    await writer.close();
+    // Before: it opened, and every turn went on without anyone's credential (the bot answered, deaf).
+    await expect(open({ ...options, env: { ASSISTANT_ENCRYPTION_KEY: newKey() } })).rejects.toThrow(
+      /2 stored credential\(s\) under key [0-9a-f]{12}: that key is not among the configured keys \(ASSISTANT_ENCRYPTION_KEY/,
+    );
   });
 
   it('rotates: a second key in front, re-encrypt, then the old key can go', async () => {
