@@ -1,4 +1,5 @@
-import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 
 /** One indexed document. */
@@ -89,9 +90,19 @@ export const defaultMaxFileBytes = 2 * 1024 * 1024;
 /** How {@link loadDocuments} reads a folder. */
 export interface LoadOptions {
   maxFileBytes?: number;
+  /** Runs between listing the folder and opening its files: where a swap would happen (tests). */
+  betweenWalkAndRead?: () => Promise<void> | void;
 }
 
 const isInside = (root: string, path: string) => path === root || path.startsWith(`${root}${sep}`);
+
+/** A file found by {@link walk}: where it was listed, its real path, and which file it was then. */
+interface FoundFile {
+  path: string;
+  real: string;
+  dev: number;
+  ino: number;
+}
 
 /**
  * Every file below `folder` that may be read: links are resolved, and only regular files whose real path
@@ -103,9 +114,9 @@ async function walk(
   folder: string,
   skipped: SkippedFile[],
   seen: Set<string>,
-): Promise<string[]> {
+): Promise<FoundFile[]> {
   const entries = await readdir(folder, { withFileTypes: true });
-  const files: string[] = [];
+  const files: FoundFile[] = [];
   for (const entry of entries.sort((left, right) => left.name.localeCompare(right.name))) {
     if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
     const full = join(folder, entry.name);
@@ -129,15 +140,35 @@ async function walk(
       if (seen.has(real)) continue; // a link back to a folder already walked
       seen.add(real);
       files.push(...(await walk(root, full, skipped, seen)));
-    } else if (info.isFile()) files.push(full);
+    } else if (info.isFile()) files.push({ path: full, real, dev: info.dev, ino: info.ino });
     else skipped.push({ path: shown, reason: 'not a regular file (FIFO, socket or device)' });
   }
   return files;
 }
 
+/** Why a file was not read: it changed between the walk and the open, or is too large. */
+class NotRead extends Error {}
+
+/**
+ * Opens the file the walk checked, and only that: no link is followed at the last step, a FIFO swapped
+ * in cannot block (non-blocking open), and the open handle must be the same regular file (device and
+ * inode) the walk found inside the folder, so a swap between check and open reads nothing.
+ */
+async function openChecked(file: FoundFile) {
+  const handle = await open(file.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.dev !== file.dev || info.ino !== file.ino)
+      throw new NotRead('changed while the folder was read (not the file that was checked); skipped');
+    return { handle, info };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
 /** Reads at most `limit + 1` bytes, so a file that lies about its size (as /proc files do) is still capped. */
-async function readCapped(path: string, limit: number): Promise<string | undefined> {
-  const handle = await open(path, 'r');
+async function readCapped(handle: FileHandle, limit: number): Promise<string | undefined> {
   try {
     const buffer = Buffer.alloc(limit + 1);
     let length = 0;
@@ -163,15 +194,18 @@ export async function loadDocuments(
   const skipped: SkippedFile[] = [];
   const root = await realpath(folder);
   const files = await walk(root, root, skipped, new Set([root]));
-  for (const path of files) {
+  await options.betweenWalkAndRead?.();
+  for (const file of files) {
+    const path = file.path;
     const relativePath = relative(root, path);
     if (!indexed.has(extname(path).toLowerCase())) {
       skipped.push({ path: relativePath, reason: 'not Markdown or plain text' });
       continue;
     }
     try {
-      const info = await stat(path);
-      const text = info.size > maxFileBytes ? undefined : await readCapped(path, maxFileBytes);
+      const { handle, info } = await openChecked(file);
+      const text = info.size > maxFileBytes ? undefined : await readCapped(handle, maxFileBytes);
+      if (info.size > maxFileBytes) await handle.close();
       if (text === undefined) {
         skipped.push({
           path: relativePath,
@@ -191,7 +225,10 @@ export async function loadDocuments(
     } catch (error) {
       skipped.push({
         path: relativePath,
-        reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        reason:
+          error instanceof NotRead
+            ? error.message
+            : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
       });
     }
   }

@@ -204,7 +204,7 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
             role: 'user',
             content: {
               type: 'text',
-              text: `Summarize this document in a few bullet points, in the language it is written in.\n\n# ${document.title}\n\n${cut(document.text, documentBudget)}`,
+              text: `Summarize this document in a few bullet points, in the language it is written in.\n\n${titled(document.title, cut(document.text, documentBudget))}`,
             },
           },
         ],
@@ -213,6 +213,14 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
   );
 
   return server;
+}
+
+/** A document's text under its title, unless the text already opens with that title as its heading. */
+function titled(title: string, text: string): string {
+  const firstLine = text.trimStart().split('\n', 1)[0] ?? '';
+  return /^#{1,6}\s/.test(firstLine) && firstLine.replace(/^#+\s*/, '').trim() === title.trim()
+    ? text.trimStart()
+    : `# ${title}\n\n${text}`;
 }
 
 export { KnowledgeBase } from './knowledge-base.js';

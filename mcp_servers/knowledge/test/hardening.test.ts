@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDocuments } from '../src/documents.js';
 import { KnowledgeBase } from '../src/knowledge-base.js';
 
 const entry = resolve(import.meta.dirname, '..', 'dist', 'index.js');
@@ -112,6 +113,34 @@ describe('hardening 9: a rebuild never blocks searches', () => {
       await rebuilding;
       expect(answeredDuringRebuild.filter(Boolean).length).toBeGreaterThan(0);
       expect(knowledge.stats().passages).toBeGreaterThanOrEqual(2000);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('hardening 3: a file swapped between the check and the open is not read', () => {
+  it('a link to /proc/self/environ or a FIFO swapped in after the walk is skipped, and the load never blocks', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'kb-swap-'));
+    try {
+      writeFileSync(join(folder, 'notes.md'), '# Notes\n\nharmless\n');
+      writeFileSync(join(folder, 'pipe.md'), '# Pipe\n\nharmless\n');
+      writeFileSync(join(folder, 'kept.md'), '# Kept\n\nstays readable\n');
+      const { documents, skipped } = await loadDocuments(folder, {
+        betweenWalkAndRead: () => {
+          // What an attacker with write access to the folder does during a rebuild.
+          rmSync(join(folder, 'notes.md'));
+          symlinkSync('/proc/self/environ', join(folder, 'notes.md'));
+          rmSync(join(folder, 'pipe.md'));
+          execFileSync('mkfifo', [join(folder, 'pipe.md')]);
+        },
+      });
+      // Before: notes.md was read through the link and served this process's environment.
+      expect(JSON.stringify(documents)).not.toMatch(/PATH=/);
+      expect(documents.map((document) => document.path)).toEqual(['kept.md']);
+      expect(skipped.map((entry) => entry.path).sort()).toEqual(['notes.md', 'pipe.md']);
+      for (const entry of skipped)
+        expect(entry.reason).toMatch(/cannot be read \(ELOOP\)|changed while the folder was read/);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

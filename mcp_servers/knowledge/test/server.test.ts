@@ -138,7 +138,11 @@ describe('knowledge server over stdio', () => {
     expect(body).toContain('Revert the release tag');
     expect(body).toContain('Cite each document');
     const summary = await client.getPrompt({ name: 'summarize_document', arguments: { id: 'deploy.md' } });
-    expect(JSON.stringify(summary.messages)).toContain('Run the pipeline');
+    const summaryText = summary.messages[0]?.content.type === 'text' ? summary.messages[0].content.text : '';
+    expect(summaryText).toContain('Run the pipeline');
+    // The document's own heading is its title: said once, not twice.
+    const title = summaryText.split('\n').filter((line) => line.startsWith('# '));
+    expect(title).toHaveLength(1);
   });
 
   it('reports files it skipped: unreadable ones and non-text ones, without failing', () => {

@@ -83,6 +83,40 @@ describe('hardening 8: HTTP sessions end', () => {
     }
   });
 
+  it('a refused initialize keeps nothing: 300 with the wrong Accept header leave no server object', async () => {
+    const { servers, handle } = await serve();
+    try {
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'probe', version: '0' },
+        },
+      };
+      for (let index = 0; index < 300; index++) {
+        const response = await fetch(handle.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify(initialize),
+        });
+        expect(response.status).toBe(406);
+        await response.body?.cancel();
+      }
+      // Before: 300 McpServer objects kept with no session.
+      expect(handle.sessionCount()).toBe(0);
+      expect(servers.size()).toBe(0);
+      // A proper client still gets its session.
+      const { client } = await open(handle);
+      expect(servers.size()).toBe(1);
+      await client.close();
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('an idle session expires', async () => {
     const { servers, handle } = await serve({ sessionIdleMs: 100 });
     try {

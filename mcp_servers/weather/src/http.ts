@@ -146,8 +146,13 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       if (transport.sessionId && sessions.get(transport.sessionId)?.transport === transport)
         sessions.delete(transport.sessionId);
     };
-    await options.newServer().connect(transport);
+    const mcpServer = options.newServer();
+    await mcpServer.connect(transport);
     await transport.handleRequest(request, response, body);
+    // A refused initialize (a wrong Accept header, a malformed request) started no session: nothing of
+    // it may stay behind, or unauthenticated requests would pile up server objects.
+    if (!transport.sessionId || sessions.get(transport.sessionId)?.transport !== transport)
+      await mcpServer.close();
   };
 
   const server = createHttpServer((request, response) => {

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../src/cli.js';
 import { runServer } from './spawn.js';
@@ -7,6 +9,14 @@ describe('command line', () => {
     const result = await runServer(['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: mcp-server-weather');
+    // Every environment variable the server reads is explained.
+    const sourceFolder = join(import.meta.dirname, '..', 'src');
+    const read = new Set<string>();
+    for (const file of readdirSync(sourceFolder).filter((name) => name.endsWith('.ts')))
+      for (const match of readFileSync(join(sourceFolder, file), 'utf8').matchAll(/process\.env\.([A-Z_]+)/g))
+        read.add(match[1] as string);
+    expect(read.size).toBeGreaterThan(2);
+    for (const name of read) expect(result.stdout).toContain(`  ${name} `);
   });
 
   it('--version prints the package version', async () => {
