@@ -1,4 +1,13 @@
-import { botUserId, type PetApi, petModel, petSpec, startPetApi } from '@ai-assistant/test-kit';
+import {
+  botUserId,
+  completion,
+  type FakeRequest,
+  type PetApi,
+  petModel,
+  petSpec,
+  recordsServerPath,
+  startPetApi,
+} from '@ai-assistant/test-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { approvalActions } from '../src/slack/approvals.js';
 import { type Harness, mentionBot, startHarness, waitFor } from './harness.js';
@@ -120,5 +129,78 @@ describe('approvals in Slack', () => {
     expect(
       harness.slack.thread('C802', ts).every((message) => message.user === botUserId || message.ts === ts),
     ).toBe(true);
+  }, 30_000);
+});
+
+/** A model that calls delete_record with the given arguments, then answers with what the tool said. */
+function recordsModel(args: Record<string, unknown>) {
+  return (request: FakeRequest) => {
+    const messages = (request.body.messages ?? []) as Array<{ role: string; content: string | null }>;
+    const last = messages.at(-1);
+    if (last?.role === 'tool') return completion(request, { text: `結果: ${last.content}` });
+    return completion(request, { toolCall: { name: 'mcp__records__delete_record', arguments: args } });
+  };
+}
+
+describe('approvals show everything the tool will receive (hardening 27.1)', () => {
+  const startRecords = async (args: Record<string, unknown>) => {
+    harness = await startHarness({
+      servers: { records: { command: process.execPath, args: [recordsServerPath] } },
+    });
+    harness.llm.respondWith(recordsModel(args));
+  };
+  const harmless = Object.fromEntries(Array.from({ length: 10 }, (_, index) => [`note${index}`, 'ok']));
+
+  it('the eleventh argument is shown before ✅ (before: only note0…note9), and the tool gets exactly what was shown', async () => {
+    await startRecords({ ...harmless, id: 'PRODUCTION-DB', note10: 'Q'.repeat(2500) });
+    const { ts } = await mentionBot(harness, 'C810', 'メモを消して');
+    const approval = await approvalMessage('C810', ts);
+    expect(approval.text).toContain('PRODUCTION-DB');
+    for (let index = 0; index < 10; index++) expect(approval.text).toContain(`*note${index}*`);
+    // A long value is shown whole, over as many sections as it needs.
+    expect((approval.text.match(/Q+/g) ?? []).join('').length).toBe(2500);
+    await harness.slack.press({
+      channel: 'C810',
+      messageTs: approval.ts,
+      actionId: approvalActions.approve,
+      value: approval.id,
+    });
+    const answer = await waitFor(() =>
+      harness.slack.thread('C810', ts).find((message) => message.text.startsWith('結果:')),
+    );
+    expect(answer.text).toContain('PRODUCTION-DB');
+  }, 30_000);
+
+  it('an argument the schema does not define is refused before anyone is asked', async () => {
+    await startRecords({ id: 'r1', destination: 'attacker' });
+    const { ts } = await mentionBot(harness, 'C811', 'メモを消して');
+    const answer = await waitFor(() =>
+      harness.slack.thread('C811', ts).find((message) => message.text.startsWith('結果:')),
+    );
+    expect(answer.text).toMatch(/unknown argument\(s\) destination/);
+    expect(
+      harness.slack
+        .thread('C811', ts)
+        .some((message) => Array.isArray(message.blocks) && message.blocks.length > 0),
+    ).toBe(false);
+  }, 30_000);
+
+  it('arguments too long for one message are not offered for approval: no ✅, and the model is told why', async () => {
+    const huge = Object.fromEntries(
+      Array.from({ length: 12 }, (_, index) => [`note${index}`, 'y'.repeat(12_000)]),
+    );
+    await startRecords({ id: 'r2', ...huge });
+    const { ts } = await mentionBot(harness, 'C812', 'メモを消して');
+    const answer = await waitFor(() =>
+      harness.slack.thread('C812', ts).find((message) => message.text.startsWith('結果:')),
+    );
+    expect(answer.text).toMatch(/could not all be shown to the person for approval/);
+    const notice = harness.slack.thread('C812', ts).find((message) => message.text.startsWith('⛔'));
+    expect(notice?.text).toContain('全てを表示できない');
+    expect(
+      harness.slack
+        .thread('C812', ts)
+        .some((message) => JSON.stringify(message.blocks ?? []).includes(approvalActions.approve)),
+    ).toBe(false);
   }, 30_000);
 });

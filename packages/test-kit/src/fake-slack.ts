@@ -122,6 +122,27 @@ export function streamedText(args: Record<string, unknown>): string {
   return `${typeof args.markdown_text === 'string' ? args.markdown_text : ''}${fromChunks}`;
 }
 
+/**
+ * Slack's Block Kit limits for a message, enforced as Slack does (`invalid_blocks`): 50 blocks; a section's
+ * text at most 3 000 characters, at most 10 fields of 2 000.
+ */
+export function invalidBlocks(blocks: unknown): string | undefined {
+  if (!Array.isArray(blocks)) return undefined;
+  if (blocks.length > 50) return `${blocks.length} blocks (at most 50)`;
+  for (const block of blocks as Array<{
+    type?: string;
+    text?: { text?: string };
+    fields?: Array<{ text?: string }>;
+  }>) {
+    if (block.type !== 'section') continue;
+    if ((block.text?.text ?? '').length > 3000) return 'a section text over 3000 characters';
+    if ((block.fields ?? []).length > 10) return 'a section with more than 10 fields';
+    if ((block.fields ?? []).some((field) => (field.text ?? '').length > 2000))
+      return 'a section field over 2000 characters';
+  }
+  return undefined;
+}
+
 async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -239,6 +260,7 @@ export async function startFakeSlack({
           if (!args.recipient_user_id) return { ok: false, error: 'missing_recipient_user_id' };
           if (!args.recipient_team_id) return { ok: false, error: 'missing_recipient_team_id' };
         }
+        if (invalidBlocks(args.blocks)) return { ok: false, error: 'invalid_blocks' };
         const ts = nextTs();
         const poster = byToken(token);
         messages(channel).push({
@@ -256,6 +278,7 @@ export async function startFakeSlack({
       case 'chat.stopStream': {
         const stored = messages(channel).find((message) => message.ts === args.ts);
         if (!stored) return { ok: false, error: 'message_not_found' };
+        if (invalidBlocks(args.blocks)) return { ok: false, error: 'invalid_blocks' };
         if (method === 'chat.appendStream' && args.markdown_text === undefined && args.chunks === undefined)
           return { ok: false, error: 'invalid_arguments' };
         stored.text =

@@ -16,6 +16,7 @@ export { freePort, listenOnLoopback } from './ports.js';
 export { postgresBinaries, startPostgres, type TestPostgres } from './postgres.js';
 export { childProcesses } from './processes.js';
 export { type RecordedLine, recordingLogger } from './recording-logger.js';
+export { recordsServerPath } from './records-server.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 export { startStatelessServer, startTokenServer, type TokenServer, tokenOf } from './token-server.js';
 export { completion, weatherModel } from './weather-model.js';

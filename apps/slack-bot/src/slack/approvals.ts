@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalRequest, Logger } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
+import { argumentDisplay } from './approval-arguments.js';
 
 type WebClient = App['client'];
 
@@ -33,18 +34,6 @@ interface Pending {
   settle: (decision: ApprovalDecision, line: string) => void;
 }
 
-const valueLimit = 200;
-
-/** The arguments as Slack fields, written by the host: names and values escaped, long values cut. */
-function argumentFields(args: Record<string, unknown>) {
-  const entries = Object.entries(args).slice(0, 10);
-  return entries.map(([name, value]) => {
-    const text = typeof value === 'string' ? value : JSON.stringify(value);
-    const cut = text.length > valueLimit ? `${text.slice(0, valueLimit - 1)}…` : text;
-    return { type: 'mrkdwn' as const, text: `*${escapeSlackText(name)}*\n${escapeSlackText(cut) || ' '}` };
-  });
-}
-
 /**
  * Approval requests in Slack threads: a message written by the host (tool, server, arguments) with
  * ✅ Approve, ✏️ Deny with reason and ⛔ Deny, which only the asker may press; answered, expired or
@@ -72,6 +61,19 @@ export class SlackApprovals {
         : '変更を伴います';
     const summary = `\`${tool}\`（サーバー \`${server}\`）`;
     const client = context.client ?? this.client;
+    const display = argumentDisplay(request.arguments);
+    if (!display.complete) {
+      // What cannot be shown whole cannot be approved: no buttons, and the model is told why.
+      await client.chat.postMessage({
+        channel: context.channel,
+        thread_ts: context.threadTs,
+        text: `⛔ ${summary} は引数が長すぎて全てを表示できないため、承認を求めずに中止しました（${escapeSlackText(display.reason)}）`,
+      });
+      return {
+        outcome: 'denied',
+        reason: `the arguments (${display.reason}) could not all be shown to the person for approval, so the call was not run; call it with fewer or shorter arguments`,
+      };
+    }
     const posted = await client.chat.postMessage({
       channel: context.channel,
       thread_ts: context.threadTs,
@@ -84,9 +86,7 @@ export class SlackApprovals {
             text: `🔐 <@${context.asker}> さん、アシスタントが ${summary} を実行しようとしています。${effect}`,
           },
         },
-        ...(Object.keys(request.arguments).length > 0
-          ? [{ type: 'section' as const, fields: argumentFields(request.arguments) }]
-          : []),
+        ...display.blocks,
         {
           type: 'actions' as const,
           block_id: 'approval',
