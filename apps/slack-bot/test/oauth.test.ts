@@ -132,6 +132,26 @@ describe('installed in several workspaces with Slack OAuth (HTTP mode)', () => {
     ).toEqual(new Set([org.botToken]));
   });
 
+  it('uninstalling an org-wide install forgets the people of its workspaces too (hardening 27.3)', async () => {
+    const { slack, store } = harness;
+    // The org was installed and used in the test above: the workspace was recorded with its enterprise.
+    const workspace = await store?.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('id', '=', org.team)
+      .executeTakeFirst();
+    expect(workspace?.enterprise_id).toBe(org.enterprise);
+    await store?.putCredential(org.team, org.user, 'github', 'ghp_carol_org_secret');
+    await slack.push({ type: 'app_uninstalled', team: org.team }, { eventId: 'EvUNINSTALL_ORG' });
+    const deadline = Date.now() + 10_000;
+    while ((await rowsMentioning(harness, org.team)).length > 0 && Date.now() < deadline)
+      await new Promise((done) => setTimeout(done, 50));
+    // Before: the log said "workspaces":[] and the credential still decrypted.
+    expect(await rowsMentioning(harness, org.team)).toEqual([]);
+    expect(await rowsMentioning(harness, org.enterprise)).toEqual([]);
+    expect((await store?.credentialsOf(org.team, org.user))?.secrets).toEqual({});
+  });
+
   it('app_uninstalled and tokens_revoked delete the workspace: installation, credentials, settings, claims', async () => {
     const { slack, store } = harness;
     await store?.putCredential('T0ALPHA', workspaces.T0ALPHA.user, 'github', 'ghp_alice_secret');

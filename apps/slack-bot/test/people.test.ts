@@ -92,6 +92,19 @@ describe('people and their credentials, in Slack', () => {
     expect(stored?.map((entry) => entry.server)).toEqual(['tickets']);
   });
 
+  it('a token with a line break, or too short to be one, is refused in the modal and never stored (hardening 27.4, 27.14)', async () => {
+    for (const [secret, why] of [
+      ['tok-alpha-123\r\nX-Injected: 1', /control character/],
+      ['https:', /too short to be a token/],
+    ] as const) {
+      const { ack } = await connect('U_MALLORY', secret);
+      expect(ack).toMatchObject({ response_action: 'errors' });
+      expect(JSON.stringify(ack)).toMatch(why);
+      expect(JSON.stringify(ack)).not.toContain('X-Injected');
+    }
+    expect(await harness.store?.listCredentials('T0001', 'U_MALLORY')).toEqual([]);
+  });
+
   it('a person without a credential: the turn goes on, and they alone get a Connect button that opens the same modal', async () => {
     const { ts } = await mentionBot(harness, 'C0PEOPLE', 'チケットを見せて', undefined);
     void ts;
@@ -137,7 +150,7 @@ describe('people and their credentials, in Slack', () => {
 
   it('/assistant servers says whether you are connected; a credential of workspace T0001 is never used in T0002', async () => {
     expect(await command('servers', 'U_ALICE')).toContain(
-      '`tickets` (http) — connected, 1 tools; approval: asks before any tool that is not read-only; you: connected ✓',
+      '`tickets` (http) — connected, 1 tool; approval: asks before any tool that is not read-only; you: connected ✓',
     );
     expect(await command('servers', 'U_CAROL')).toContain(
       'you: not connected (`/assistant connect tickets`)',

@@ -25,6 +25,7 @@ export {
   type StdioServerConfig,
   type TransportKind,
 } from './config/mcp-config.js';
+export { credentialProblem, minimumCredentialLength } from './credential-check.js';
 export { EnvironmentError, loadDotEnv, wholeNumber } from './environment.js';
 export { type Logger, silentLogger } from './logger.js';
 export {

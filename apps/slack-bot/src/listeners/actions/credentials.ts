@@ -1,4 +1,4 @@
-import type { Logger } from '@ai-assistant/host-core';
+import { credentialProblem, type Logger } from '@ai-assistant/host-core';
 import type {
   AllMiddlewareArgs,
   App,
@@ -49,6 +49,13 @@ export function onConnectSubmitted(people: People, logger: Logger) {
       return void (await ack({
         response_action: 'errors',
         errors: { [credentialActions.secretBlock]: server.replace(/`/g, '') },
+      }));
+    // Checked before anything is stored; the message never repeats the value.
+    const problem = credentialProblem(secret);
+    if (problem)
+      return void (await ack({
+        response_action: 'errors',
+        errors: { [credentialActions.secretBlock]: `This cannot be saved: ${problem}.` },
       }));
     // Whose and which workspace's credential it is comes from Slack's payload, never from the metadata.
     const workspace = body.team?.id ?? body.user.team_id ?? 'unknown';

@@ -26,6 +26,20 @@ async function forget(store: Store, logger: Logger, context: AllMiddlewareArgs['
  * A revoked user token alone changes nothing: the app keeps no user tokens.
  */
 export function register(app: App, store: Store, logger: Logger): void {
+  // A workspace seen under an organisation-wide install is recorded with its enterprise (once per
+  // process), so uninstalling the organisation finds every workspace people stored credentials in.
+  const recorded = new Set<string>();
+  app.use(async ({ context, next }) => {
+    const { teamId, enterpriseId } = context;
+    if (context.isEnterpriseInstall && teamId && enterpriseId && !recorded.has(teamId)) {
+      recorded.add(teamId);
+      await store.ensureWorkspace(teamId, enterpriseId).catch((error: unknown) => {
+        recorded.delete(teamId);
+        logger.warn({ team: teamId, error: String(error) }, 'could not record the workspace’s enterprise');
+      });
+    }
+    await next();
+  });
   app.event('app_uninstalled', async ({ context }) => forget(store, logger, context, 'app_uninstalled'));
   app.event('tokens_revoked', async ({ event, context }) => {
     if ((event.tokens.bot ?? []).length > 0) await forget(store, logger, context, 'tokens_revoked');
