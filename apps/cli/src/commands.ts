@@ -2,8 +2,16 @@ import { type McpHost, type Message, parsePromptArguments } from '@ai-assistant/
 
 /** What a slash command did; `ask` sends a prompt's messages as the next turn. */
 export type CommandOutcome =
-  | { output: string; history?: Message[]; exit?: boolean; ask?: { history: Message[]; userMessage: string } }
+  | {
+      output: string;
+      history?: Message[];
+      exit?: boolean;
+      ask?: { history: Message[]; userMessage: string; autoContextQuery: string };
+    }
   | undefined;
+
+/** "1 tool", "3 tools". */
+export const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 export const helpText = `Commands:
   /tools     list the tools the model can use, by server
@@ -62,7 +70,8 @@ export async function runCommand(
       if (!mcp || !server || !name)
         return { output: 'Usage: /prompt <server> <name> key=value…   (see /prompts)' };
       try {
-        const filled = await mcp.getPrompt(server, name, parsePromptArguments(rest.slice(2).join(' ')));
+        const args = parsePromptArguments(rest.slice(2).join(' '));
+        const filled = await mcp.getPrompt(server, name, args);
         const messages: Message[] = filled.messages.map((message) => ({
           role: message.role,
           content: message.content,
@@ -71,7 +80,12 @@ export async function runCommand(
         if (last === -1) return { output: `Prompt ${name} has no user message to send.` };
         return {
           output: `(prompt ${server}/${name} sent)`,
-          ask: { history: messages.slice(0, last), userMessage: (messages[last] as Message).content },
+          ask: {
+            history: messages.slice(0, last),
+            userMessage: (messages[last] as Message).content,
+            // Auto-context looks up what the person gave the prompt, not the prompt's whole text.
+            autoContextQuery: Object.values(args).join(' '),
+          },
         };
       } catch (error) {
         return { output: `Cannot use prompt ${name}: ${(error as Error).message}` };
@@ -91,7 +105,8 @@ export async function runCommand(
         return { output: 'MCP is off (set MCP_ENABLED=true to use the servers in config/mcp_servers.json).' };
       const connected = await connectedServers();
       const lines = mcp.status().map((server) => {
-        const detail = server.state === 'connected' ? `${server.toolCount} tools` : (server.reason ?? '');
+        const detail =
+          server.state === 'connected' ? plural(server.toolCount, 'tool') : (server.reason ?? '');
         const yours = server.personalCredential
           ? connected.has(server.name)
             ? ' — you: connected'

@@ -7,6 +7,7 @@ import {
   type ApprovalRequest,
   type ChatEvent,
   ChatService,
+  credentialProblem,
   environmentSecrets,
   type LLMProvider,
   loadDotEnv,
@@ -25,7 +26,8 @@ import {
 import { type DestinationStream, pino } from 'pino';
 import pretty from 'pino-pretty';
 import { approvalAnswer, approvalSummary } from './approval.js';
-import { helpText, runCommand } from './commands.js';
+import { checkConfig } from './check-config.js';
+import { helpText, plural, runCommand } from './commands.js';
 import { LocalCredentials } from './credentials.js';
 
 const write = (text: string) => process.stdout.write(text);
@@ -76,14 +78,19 @@ function failure(error: unknown): string {
 
 /** The terminal chat: interactive, or one answer with --once. Returns the exit code. */
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
-  let options: { values: { once?: string; yes?: boolean; help?: boolean } };
+  let options: { values: { once?: string; yes?: boolean; help?: boolean; 'check-config'?: boolean } };
   try {
     options = parseArgs({
-      args: argv,
+      // `--once --yes "q"` reads as meant: a flag right after --once is not taken for its question.
+      args: [
+        ...argv.filter((arg) => arg === '--yes' || arg === '-y'),
+        ...argv.filter((arg) => arg !== '--yes' && arg !== '-y'),
+      ],
       options: {
         once: { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
         help: { type: 'boolean', short: 'h' },
+        'check-config': { type: 'boolean' },
       },
       allowPositionals: false,
     });
@@ -92,10 +99,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     return 2;
   }
   if (options.values.help) {
-    write(`Usage: pnpm chat [--once "question" [--yes]]\n\n${helpText}\n`);
+    write(`Usage: pnpm chat [--once "question" [--yes]]   pnpm check-config\n\n${helpText}\n`);
     return 0;
   }
   loadDotEnv();
+  if (options.values['check-config']) return checkConfig(env, write);
   const logger = pino({ level: env.LOG_LEVEL || 'warn' }, logDestination(env, 2));
 
   // Numbers are checked as the Slack app checks them: a malformed one is named, and nothing starts.
@@ -160,7 +168,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
 
     const failed = mcp?.status().filter((server) => server.state === 'failed') ?? [];
     note(
-      `ai-assistant chat — ${setupError ? 'no model configured (questions explain what to set)' : provider.name}, ${mcp ? `${mcp.listTools().length} tools` : 'MCP off'}` +
+      `ai-assistant chat — ${setupError ? 'no model configured (questions explain what to set)' : provider.name}, ${mcp ? plural(mcp.listTools().length, 'tool') : 'MCP off'}` +
         `${failed.length ? ` (${failed.length} server(s) failed: /servers)` : ''}. /help for commands, Ctrl-C to quit.\n`,
     );
     // What is typed is echoed, except while a token is being pasted after /connect.
@@ -212,12 +220,16 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
               : `You had not connected ${server}.\n`,
           );
         else {
+          const help = mcp?.status().find((entry) => entry.name === server)?.credentialHelp;
+          if (help) write(`${help}\n`);
           note(`Paste your token for ${server} (input hidden), then Enter: `);
           hidden = true;
           const secret = await lines.next();
           hidden = false;
           const value = secret.done ? '' : String(secret.value).trim();
+          const problem = value ? credentialProblem(value) : undefined;
           if (!value) write('\nNothing entered; not connected.\n');
+          else if (problem) write(`\nNot saved: ${problem}.\n`);
           else {
             await local.connect(server as string, value);
             write(`\n✓ connected: ${server} now uses your own token.\n`);
@@ -227,7 +239,10 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         continue;
       }
       const command = line.trim() ? await runCommand(line, mcp, () => local.connected()) : { output: '' };
-      let turn = { history, userMessage: line };
+      let turn: { history: Message[]; userMessage: string; autoContextQuery?: string } = {
+        history,
+        userMessage: line,
+      };
       if (command) {
         if (command.output) write(`${command.output}\n`);
         if (command.history) history = command.history;
@@ -236,7 +251,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
           terminal.prompt();
           continue;
         }
-        turn = { history: [...history, ...command.ask.history], userMessage: command.ask.userMessage };
+        turn = { ...command.ask, history: [...history, ...command.ask.history] };
       }
       current = new AbortController();
       try {

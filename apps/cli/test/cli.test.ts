@@ -83,6 +83,37 @@ describe('terminal chat with the real weather server', () => {
     config?.remove();
   });
 
+  it('--check-config says which servers start with which tools, without a model; a broken config names the file and field', async () => {
+    const { OPENAI_API_KEY: _key, ...noModel } = env;
+    const good = await run(['--check-config'], noModel);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain(`${config.path}: valid, 1 server.`);
+    expect(good.stdout).toContain('✓ weather (stdio): starts — 1 tool: get_weather');
+    expect(good.stdout).toContain('Every enabled server starts.');
+    const folder = mkdtempSync(resolve(tmpdir(), 'check-config-'));
+    try {
+      const broken = resolve(folder, 'servers.json');
+      writeFileSync(
+        broken,
+        JSON.stringify({ mcpServers: { wiki: { command: 'node', timeout_ms: 'soon' } } }),
+      );
+      const bad = await run(['--check-config'], { ...noModel, MCP_SERVERS_CONFIG: broken });
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toMatch(new RegExp(`${broken.replaceAll('/', '\\/')}.*wiki.*timeout_ms`));
+      const failing = resolve(folder, 'failing.json');
+      writeFileSync(
+        failing,
+        JSON.stringify({ mcpServers: { gone: { command: resolve(folder, 'no-such-binary') } } }),
+      );
+      const failed = await run(['--check-config'], { ...noModel, MCP_SERVERS_CONFIG: failing });
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toMatch(/✗ gone \(stdio\): did not start — .*no-such-binary/);
+      expect(failed.stdout).toContain('1 server failed to start');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('pnpm chat --once prints the answer and exits', async () => {
     const result = await run(['--once', '東京の天気は？'], env);
     expect(result.code).toBe(0);
@@ -107,7 +138,8 @@ describe('terminal chat with the real weather server', () => {
   it('interactive: /servers, /tools, a question, /reset, /exit', async () => {
     const result = await run([], env, '/servers\n/tools\n八丈島の天気は？\n/reset\n/exit\n');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('weather (stdio): connected — 1 tools');
+    expect(result.stdout).toContain('weather (stdio): connected — 1 tool');
+    expect(result.stdout).not.toContain('1 tools');
     expect(result.stdout).toContain('mcp__weather__get_weather');
     expect(result.stdout).toContain('伊豆諸島南部');
     expect(result.stdout).toContain('The conversation was reset.');
@@ -144,8 +176,9 @@ describe('terminal chat with the real weather server', () => {
       expect(result.stdout).toContain('(prompt kb/answer_with_context sent)');
       // The fake model echoes the question it got: the filled prompt, passages included.
       expect(result.stdout).toContain('ツールなしで答えます: Answer the question using only these passages');
-      // The auto-context lookup shows like any tool call.
-      expect(result.stderr).toMatch(/🔎 kb › search_knowledge\(\{"query":"Answer the question/);
+      // The auto-context lookup shows like any tool call, and looks up what was given to the prompt,
+      // not the prompt's whole text (before: {"query":"Answer the question using only these passages…).
+      expect(result.stderr).toMatch(/🔎 kb › search_knowledge\(\{"query":"how to roll back"\}\)/);
       expect(result.stderr).toMatch(/✓ kb › search_knowledge \d+ ms/);
     } finally {
       rmSync(docs, { recursive: true, force: true });
@@ -206,5 +239,10 @@ describe('terminal chat: tools that change things wait for a yes', () => {
     const yes = await run(['--once', 'ポチを登録して', '--yes'], env);
     expect(yes.code).toBe(0);
     expect(posts()).toBe(2);
+    // --yes before the question works too (before: "Option '--once' argument is ambiguous", exit 2).
+    const yesFirst = await run(['--once', '--yes', 'ポチを登録して'], env);
+    expect(yesFirst.stderr).not.toMatch(/ambiguous/);
+    expect(yesFirst.code).toBe(0);
+    expect(posts()).toBe(3);
   }, 30_000);
 });

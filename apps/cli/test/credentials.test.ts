@@ -35,7 +35,11 @@ describe('terminal chat: /connect, /disconnect, /servers with the store', () => 
     llm.respondWith(ticketsModel);
     dataDir = mkdtempSync(resolve(tmpdir(), 'chat-store-'));
     config = writeMcpConfig(jma.baseUrl, {
-      tickets: { url: tickets.url, headers: { Authorization: 'Bearer ${token}' } },
+      tickets: {
+        url: tickets.url,
+        headers: { Authorization: 'Bearer ${token}' },
+        credential_help: 'Create a token at https://tickets.example/settings/tokens (scope: read).',
+      },
     });
     env = {
       MCP_ENABLED: 'true',
@@ -58,6 +62,10 @@ describe('terminal chat: /connect, /disconnect, /servers with the store', () => 
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('you: not connected (/connect tickets)');
     expect(first.stdout).toContain('✓ connected: tickets now uses your own token.');
+    // The server's credential_help is shown before the token is asked for.
+    expect(first.stdout).toContain(
+      'Create a token at https://tickets.example/settings/tokens (scope: read).',
+    );
     expect(first.stdout).toContain('you: connected');
     expect(first.stdout).toContain('結果: you are alice');
     expect(first.stdout + first.stderr).not.toContain(secret);

@@ -39,7 +39,7 @@ describe('/assistant slash command', () => {
     const reply = await waitFor(() => harness.slack.responses[before]);
     expect(reply).toMatchObject({ response_type: 'ephemeral' });
     expect(String(reply.text)).toContain(
-      '`weather` (stdio) — connected, 1 tools; approval: asks before any tool that is not read-only',
+      '`weather` (stdio) — connected, 1 tool; approval: asks before any tool that is not read-only',
     );
     expect(String(reply.text)).toContain('`kb` (stdio) — connected');
   });

@@ -127,7 +127,7 @@ export class ChatService {
       this.systemPrompt,
       ...host.systemInstructions(),
       ...(note ? [note] : []),
-      ...(await turn.autoContext(input.userMessage)),
+      ...(await turn.autoContext(input.autoContextQuery ?? input.userMessage)),
     ];
     const messages: Message[] = [
       { role: 'system', content: system.join('\n\n') },

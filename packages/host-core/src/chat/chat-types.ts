@@ -47,6 +47,11 @@ export interface RespondInput {
   /** Earlier user and assistant messages of the conversation (no tool steps). */
   history: Message[];
   userMessage: string;
+  /**
+   * What `auto_context_tool`s look up (default: `userMessage`). A turn filled from a server's prompt
+   * passes the prompt's arguments: its text already carries what the prompt wants, and is no query.
+   */
+  autoContextQuery?: string;
   signal?: AbortSignal;
   onEvent?: (event: ChatEvent) => void;
   /** Stream the answer: the provider streams and `onEvent` receives `text_delta` events. */

@@ -139,6 +139,7 @@ export class TurnTools {
   async autoContext(userMessage: string): Promise<string[]> {
     const { host, emit } = this;
     const sections: string[] = [];
+    if (!userMessage.trim()) return sections; // nothing to look up
     for (const [index, tool] of host.autoContextTools().entries()) {
       const parameter = firstRequiredString(tool.inputSchema);
       if (!parameter) {

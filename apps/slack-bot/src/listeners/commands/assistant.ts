@@ -34,7 +34,7 @@ function describeServer(server: ServerStatus & { connected: boolean }): string {
   const state =
     server.state === 'per_user'
       ? 'opens with each person’s token'
-      : `${server.state}, ${server.toolCount} tools`;
+      : `${server.state}, ${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`;
   const yours = server.personalCredential
     ? server.connected
       ? '; you: connected ✓'

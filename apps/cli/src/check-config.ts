@@ -1,0 +1,71 @@
+import {
+  isMcpEnabled,
+  loadMcpConfig,
+  McpConfigError,
+  type McpHost,
+  mcpConfigPath,
+  startMcpFromEnvironment,
+} from '@ai-assistant/host-core';
+
+/** One server's line: what would start, and with which tools. */
+function describe(mcp: McpHost, server: ReturnType<McpHost['status']>[number]): string {
+  const tools = mcp
+    .listTools()
+    .filter((tool) => mcp.resolveTool(tool.name)?.server === server.name)
+    .map((tool) => mcp.resolveTool(tool.name)?.tool ?? tool.name);
+  const head = `${server.name} (${server.transport})`;
+  switch (server.state) {
+    case 'connected':
+      return `  ✓ ${head}: starts — ${tools.length} tool${tools.length === 1 ? '' : 's'}${tools.length ? `: ${tools.join(', ')}` : ''}`;
+    case 'per_user':
+      return `  ✓ ${head}: opens per person with their own credential (its tools are listed once someone connects)`;
+    case 'disabled':
+      return `  – ${head}: disabled in the config (not started)`;
+    default:
+      return `  ✗ ${head}: did not start${server.reason ? ` — ${server.reason}` : ''}`;
+  }
+}
+
+/**
+ * `pnpm check-config`: validates the MCP server config, starts each server once to list its tools, and
+ * says what the apps would have, then closes everything. Exit code 1 when the config is broken or a
+ * server fails to start; 0 otherwise.
+ */
+export async function checkConfig(env: NodeJS.ProcessEnv, write: (text: string) => void): Promise<number> {
+  if (!isMcpEnabled(env)) {
+    write('MCP is off (MCP_ENABLED is not true): no servers would start.\n');
+    return 0;
+  }
+  const path = mcpConfigPath(env);
+  try {
+    const servers = await loadMcpConfig(path, env);
+    if (!servers) {
+      write(
+        `${path}: no such file, so MCP is off. Copy config/mcp_servers.json there or set MCP_SERVERS_CONFIG.\n`,
+      );
+      return 1;
+    }
+    write(
+      `${path}: valid, ${servers.length} server${servers.length === 1 ? '' : 's'}. Starting each once…\n`,
+    );
+  } catch (error) {
+    if (!(error instanceof McpConfigError)) throw error;
+    write(`${error.message}\n`);
+    return 1;
+  }
+  const mcp = await startMcpFromEnvironment({ env });
+  if (!mcp) return 0;
+  try {
+    const status = mcp.status();
+    for (const server of status) write(`${describe(mcp, server)}\n`);
+    const failed = status.filter((server) => !['connected', 'per_user', 'disabled'].includes(server.state));
+    write(
+      failed.length > 0
+        ? `${failed.length} server${failed.length === 1 ? '' : 's'} failed to start: the apps would skip ${failed.length === 1 ? 'it' : 'them'} and retry.\n`
+        : 'Every enabled server starts.\n',
+    );
+    return failed.length > 0 ? 1 : 0;
+  } finally {
+    await mcp.close();
+  }
+}
