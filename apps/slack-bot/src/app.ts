@@ -1,6 +1,6 @@
 import type { ChatService, Logger, McpHost } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
-import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { InstallProvider } from '@slack/oauth';
 import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
@@ -10,6 +10,7 @@ import { register as registerUninstall } from './listeners/events/uninstall.js';
 import { registerListeners } from './listeners/index.js';
 import { Answering } from './slack/answering.js';
 import { SlackApprovals } from './slack/approvals.js';
+import { boltLogger } from './slack/bolt-logger.js';
 import { StoreInstallations } from './slack/installations.js';
 import { offerConnect, People } from './slack/people.js';
 import { EventClaims, StoreHealth } from './slack/replicas.js';
@@ -39,33 +40,6 @@ export interface SlackBot {
 }
 
 /**
- * Bolt's debug lines that quote whole payloads (what people typed, tokens pasted into a modal) keep
- * only their first words: a secret never reaches the log, whatever the level.
- */
-const payloadLines =
-  /^(Received a message on the WebSocket|Sending a WebSocket message|http request body|http request result|ack\(\) call begins|ack\(\) response sent)\b.*$/s;
-
-function boltLogger(logger: Logger): BoltLogger {
-  let level = LogLevel.INFO;
-  const text = (parts: unknown[]) =>
-    parts
-      .map((part) => (typeof part === 'string' ? part : JSON.stringify(part)))
-      .join(' ')
-      .replace(payloadLines, '$1 [payload omitted]');
-  return {
-    debug: (...parts) => logger.debug({ source: 'bolt' }, text(parts)),
-    info: (...parts) => logger.info({ source: 'bolt' }, text(parts)),
-    warn: (...parts) => logger.warn({ source: 'bolt' }, text(parts)),
-    error: (...parts) => logger.error({ source: 'bolt' }, text(parts)),
-    setLevel: (next) => {
-      level = next;
-    },
-    getLevel: () => level,
-    setName: () => {},
-  };
-}
-
-/**
  * Builds the Bolt app: Socket Mode when an app token is set, else Bolt's HTTP receiver behind our own
  * server (a body-size cap before anything is read). Both serve /healthz; in Socket Mode it listens on
  * 127.0.0.1 unless HTTP_HOST says otherwise.
@@ -79,6 +53,7 @@ export function createSlackBot({
   onToken,
 }: SlackBotDependencies): SlackBot {
   const clientOptions = config.apiUrl ? { slackApiUrl: config.apiUrl } : {};
+  const slackLogger = boltLogger(logger, config.apiUrl ?? 'https://slack.com/api/');
   if (config.oauth && !store) throw new Error('installing in several workspaces needs the store');
   // OAuth: each workspace's install gives its token, found per event by Bolt's `authorize`.
   const installer =
@@ -90,17 +65,17 @@ export function createSlackBot({
           installationStore: new StoreInstallations(store, logger, onToken),
           directInstall: true,
           clientOptions,
-          logger: boltLogger(logger),
+          logger: slackLogger,
         })
       : undefined;
   const receiver = config.appToken
     ? undefined
-    : new HTTPReceiver({ signingSecret: config.signingSecret as string, logger: boltLogger(logger) });
+    : new HTTPReceiver({ signingSecret: config.signingSecret as string, logger: slackLogger });
   const app = new App({
     ...(installer ? { authorize: (source) => installer.authorize(source) } : { token: config.botToken }),
     ...(receiver ? { receiver } : { socketMode: true, appToken: config.appToken }),
     clientOptions,
-    logger: boltLogger(logger),
+    logger: slackLogger,
     logLevel: LogLevel.INFO,
   });
   const storeHealth = new StoreHealth(store?.coordination, logger);
