@@ -3,10 +3,11 @@
 // Slack bot when SLACK_BOT_TOKEN is set, otherwise the terminal chat) in the foreground with this
 // terminal's stdin, restarted once per settled rebuild of any package or MCP server it uses.
 // It runs outside turbo, so the whole environment (.env and the shell's variables) reaches the app.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, watch } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildAll } from './lib/build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const settleMs = Number(process.env.DEV_SETTLE_MS || 500);
@@ -19,33 +20,52 @@ const workspaces = ['packages', 'apps', 'mcp_servers'].flatMap((group) =>
     .filter((folder) => existsSync(join(folder, 'tsconfig.build.json'))),
 );
 
-// 1. One full build first (turbo caches it), quiet unless it fails.
-const build = spawnSync(
-  join(root, 'node_modules', '.bin', 'turbo'),
-  ['run', 'build', '--output-logs=errors-only'],
-  {
-    cwd: root,
-    encoding: 'utf8',
-  },
-);
-if (build.status !== 0) {
-  process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}`);
+// 1. One full build first (turbo caches it), with progress; turbo's output only when it fails.
+if (!(await buildAll(root, { say }))) {
   say('the first build failed; fix it and run pnpm dev again');
   process.exit(1);
 }
 
-// 2. A tsc watcher per workspace; only its errors are shown.
+// Which app runs (as start.mjs decides): the bot with a Slack token (from the shell or .env), else the chat.
+const { loadDotEnv } = await import('../packages/host-core/dist/index.js');
+loadDotEnv();
+const botInForeground =
+  process.stdin.isTTY === true &&
+  !process.argv.slice(2).includes('--chat') &&
+  Boolean(process.env.SLACK_BOT_TOKEN || process.env.SLACK_CLIENT_ID);
+
+// 2. A tsc watcher per workspace; only its errors are shown, each with its package's name. A build with
+// errors writes nothing (--noEmitOnError), so the app keeps running the last good build.
 const tsc = join(root, 'node_modules', '.bin', 'tsc');
+const nameOf = (folder) => JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')).name;
+/** Workspaces whose last build had type errors, with how many. */
+const broken = new Map();
 const watchers = workspaces.map((folder) => {
-  const child = spawn(tsc, ['-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput'], {
-    cwd: folder,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const name = nameOf(folder);
+  const child = spawn(
+    tsc,
+    ['-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput', '--pretty', 'false', '--noEmitOnError'],
+    { cwd: folder, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   child.ready = new Promise((resolve) => {
     child.stdout.setEncoding('utf8');
+    let pending = '';
     child.stdout.on('data', (text) => {
-      for (const line of text.split('\n')) if (/error TS\d+/.test(line)) process.stderr.write(`${line}\n`);
-      if (/Watching for file changes/.test(text)) resolve();
+      const lines = (pending + text).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        if (/error TS\d+/.test(line)) process.stderr.write(`[dev] ${name}: ${line.trim()}\n`);
+        const found = /Found (\d+) errors?\. Watching for file changes/.exec(line);
+        if (!found) continue;
+        const errors = Number(found[1]);
+        if (errors > 0) {
+          broken.set(name, errors);
+          say(
+            `${name}: ${errors} type error${errors === 1 ? '' : 's'}; nothing rebuilt, the app keeps running the last good build`,
+          );
+        } else if (broken.delete(name)) say(`${name}: type errors fixed`);
+        resolve();
+      }
     });
   });
   return child;
@@ -56,18 +76,19 @@ await Promise.all(watchers.map((child) => child.ready));
 let app;
 let restarting = false;
 let stopping = false;
+/** When Ctrl-C was last pressed: however the app ends soon after (it got the same SIGINT), dev exits 0. */
+let interruptedAt = 0;
+const interrupted = () => Date.now() - interruptedAt < 30_000;
 function startApp() {
   app = spawn(
     process.execPath,
     [join(root, 'scripts', 'start.mjs'), '--no-build', ...process.argv.slice(2)],
-    {
-      cwd: root,
-      stdio: 'inherit',
-    },
+    // The bot reads no input: dev keeps the terminal (see Ctrl-C below); the chat reads it itself.
+    { cwd: root, stdio: [botInForeground ? 'ignore' : 'inherit', 'inherit', 'inherit'] },
   );
   app.on('exit', (code, signal) => {
     if (restarting || stopping) return;
-    if (code === 0) return void stop(0); // the chat was quit: so is dev
+    if (code === 0 || interrupted()) return void stop(0); // the app was quit: so is dev
     say(`the app exited (${signal ?? `code ${code}`}); it restarts on the next change`);
     app = undefined;
   });
@@ -99,6 +120,7 @@ async function stop(code) {
   clearTimeout(timer);
   for (const watcher of distWatchers) watcher.close();
   for (const child of watchers) child.kill('SIGTERM');
+  if (botInForeground) process.stdin.setRawMode(false);
   if (app && app.exitCode === null && app.signalCode === null) {
     const exited = new Promise((resolve) => app.once('exit', resolve));
     app.kill('SIGTERM');
@@ -109,7 +131,21 @@ async function stop(code) {
 // Ctrl-C reaches the app as well (same terminal) and the app decides: the chat cancels an answer or
 // quits, the bot shuts down; when it exits, dev ends with it, exit code 0. Without an app, dev ends.
 process.on('SIGINT', () => {
+  interruptedAt = Date.now();
   if (!app || app.exitCode !== null || app.signalCode !== null) void stop(0);
 });
 process.on('SIGTERM', () => void stop(0));
+// With the bot in a terminal, Ctrl-C is read as a key rather than sent as SIGINT to every process of
+// the terminal: pnpm's own shell would die of that SIGINT and report "ELIFECYCLE Command failed" while
+// the bot was still shutting down. Ctrl-C (or Ctrl-D) stops the bot (SIGTERM: answers finish, servers
+// close), then dev, exit code 0; a second Ctrl-C leaves at once.
+if (botInForeground) {
+  process.stdin.setRawMode(true);
+  process.stdin.on('data', (key) => {
+    if (!key.includes(0x03) && !key.includes(0x04)) return;
+    if (stopping) process.exit(0);
+    say('stopping the bot (Ctrl-C again to leave at once)');
+    void stop(0);
+  });
+}
 startApp();

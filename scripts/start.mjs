@@ -2,9 +2,9 @@
 // `pnpm start`: the Slack bot when SLACK_BOT_TOKEN (or SLACK_CLIENT_ID, for OAuth) is set, otherwise
 // the terminal chat.
 // `pnpm chat [--once "question"]`: the terminal chat.
-import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildAll } from './lib/build.mjs';
 
 const args = process.argv.slice(2);
 // `pnpm dev` has built everything already and keeps it built.
@@ -13,29 +13,12 @@ if (skipBuild) args.shift();
 const chatOnly = args[0] === '--chat';
 if (chatOnly) args.shift();
 
-// Build what the app needs first (turbo caches it); its output is shown only when the build fails.
+// Build every workspace first, so a server just added or edited under mcp_servers/ is current (turbo's
+// cache keeps the unchanged ones instant); progress on stderr, turbo's output only when the build fails.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const apps = chatOnly ? ['@ai-assistant/cli'] : ['@ai-assistant/slack-bot', '@ai-assistant/cli'];
-const build = skipBuild
-  ? { status: 0 }
-  : spawnSync(
-      join(root, 'node_modules', '.bin', 'turbo'),
-      [
-        'run',
-        'build',
-        ...apps.map((app) => `--filter=${app}...`),
-        '--filter=@ai-assistant/mcp-server-weather',
-        '--filter=@ai-assistant/mcp-server-knowledge',
-        '--output-logs=errors-only',
-      ],
-      { cwd: root, encoding: 'utf8', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } },
-    );
-if (build.status !== 0) {
-  process.stderr.write(
-    `${build.stdout ?? ''}${build.stderr ?? ''}${build.error ? `${build.error.message}\n` : ''}`,
-  );
+if (!skipBuild && !(await buildAll(root))) {
   process.stderr.write('The build failed; see above.\n');
-  process.exit(build.status ?? 1);
+  process.exit(1);
 }
 
 // .env is read by the one reader both apps use (host-core's), now that it is built.

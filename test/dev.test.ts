@@ -69,6 +69,26 @@ describe('pnpm dev', () => {
       await new Promise((resolvePromise) => setTimeout(resolvePromise, 2000));
       expect(banners()).toBe(2);
       expect(stderr.match(/\[dev\] rebuilt: restarting the app/g)).toHaveLength(1);
+      // A type error: named with its package, nothing rebuilt, the running chat kept (no restart).
+      writeFileSync(source, `${original}export const broken: number = 'not a number';\n`);
+      expect(
+        await until(
+          () =>
+            /\[dev\] @ai-assistant\/mcp-server-weather: src\/version\.ts\(\d+,\d+\): error TS2322/.test(
+              stderr,
+            ) &&
+            /@ai-assistant\/mcp-server-weather: 1 type error; nothing rebuilt, the app keeps running the last good build/.test(
+              stderr,
+            ),
+          60_000,
+        ),
+      ).toBe(true);
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 2000));
+      expect(banners()).toBe(2);
+      // Fixed: rebuilt, and the chat restarts once more.
+      writeFileSync(source, original);
+      expect(await until(() => banners() === 3, 60_000)).toBe(true);
+      expect(stderr).toContain('[dev] @ai-assistant/mcp-server-weather: type errors fixed');
       child.stdin.write('/exit\n');
       expect(
         await Promise.race([

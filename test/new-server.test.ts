@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -18,6 +18,22 @@ const pnpm = (cwd: string, ...args: string[]) =>
     env: { ...process.env, CI: 'true' },
   });
 
+/** The commands of CONTRIBUTING's "Adding an MCP server" block, in order. */
+function contributingSteps(): string[] {
+  const text = readFileSync(join(repoRoot, 'CONTRIBUTING.md'), 'utf8');
+  const section = text.slice(text.indexOf('## Adding an MCP server'));
+  const block = section.slice(
+    section.indexOf('```sh') + 5,
+    section.indexOf('```', section.indexOf('```sh') + 5),
+  );
+  const lines = block
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  expect(lines.length).toBeGreaterThanOrEqual(3);
+  return lines;
+}
+
 describe('pnpm new-server', () => {
   const copy = mkdtempSync(join(tmpdir(), 'new-server-'));
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
@@ -32,12 +48,19 @@ describe('pnpm new-server', () => {
       cpSync(join(repoRoot, file), join(copy, file));
     }
     pnpm(copy, 'install', '--prefer-offline', '--frozen-lockfile');
-    const created = pnpm(copy, 'new-server', 'team-wiki');
-    expect(created).toContain('Created mcp_servers/team-wiki (@ai-assistant/mcp-server-team-wiki)');
-    pnpm(copy, 'install', '--prefer-offline', '--no-frozen-lockfile');
-    pnpm(copy, '--filter', '@ai-assistant/mcp-server-team-wiki', 'build');
-    const tested = pnpm(copy, '--filter', '@ai-assistant/mcp-server-team-wiki', 'test');
-    expect(stripVTControlCharacters(tested)).toMatch(/Tests\s+2 passed/);
+    // CONTRIBUTING's "Adding an MCP server" lines, as a person types them (outside CI, where a plain
+    // install may update the lockfile).
+    const { CI: _ci, ...personal } = process.env;
+    const outputs = contributingSteps().map((line) =>
+      execFileSync('bash', ['-c', line], {
+        cwd: copy,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: personal,
+      }),
+    );
+    expect(outputs[0]).toContain('Created mcp_servers/team-wiki (@ai-assistant/mcp-server-team-wiki)');
+    expect(stripVTControlCharacters(outputs.at(-1) ?? '')).toMatch(/Tests\s+2 passed/);
     pnpm(copy, 'lint'); // throws on any lint or format problem
     expect(findSeparationViolations(join(copy, 'mcp_servers'), copy)).toEqual([]);
     const config = JSON.parse(readFileSync(join(copy, 'config', 'mcp_servers.json'), 'utf8')) as {
@@ -48,6 +71,23 @@ describe('pnpm new-server', () => {
       args: ['../mcp_servers/team-wiki/dist/index.js'],
       disabled: true,
     });
+    // An edit to the new server is built by pnpm chat / pnpm start (every workspace, not only the
+    // shipped servers): before, the old description stayed.
+    const source = join(copy, 'mcp_servers', 'team-wiki', 'src', 'server.ts');
+    writeFileSync(
+      source,
+      readFileSync(source, 'utf8').replace('Greets a person by name.', 'Greets a teammate warmly.'),
+    );
+    const started = execFileSync('bash', ['-c', `npx --yes pnpm@${pnpmVersion} chat --help`], {
+      cwd: copy,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: personal,
+    });
+    expect(started).toContain('Usage: pnpm chat');
+    expect(readFileSync(join(copy, 'mcp_servers', 'team-wiki', 'dist', 'server.js'), 'utf8')).toContain(
+      'Greets a teammate warmly.',
+    );
     // A bad name is refused with the rule.
     expect(() => pnpm(copy, 'new-server', 'Bad_Name')).toThrow(
       /lower-case letters, digits and single hyphens/,

@@ -24,6 +24,21 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   let mcp: McpHost | undefined;
   let bot: SlackBot | undefined;
   let store: Store | undefined;
+  let stopping = false;
+  const shutDown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing running answers');
+    // Bounded: a Slack connection still retrying must not hold the process.
+    await Promise.race([
+      bot?.stop(10_000).catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, 15_000).unref()),
+    ]);
+    await mcp?.close();
+    await store?.close();
+    logger.info({}, 'stopped');
+    process.exit(0);
+  };
   try {
     const config = readBotConfig(env);
     redactor.pin(storeSecrets(env));
@@ -41,8 +56,13 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       maxToolCallsPerRound: config.maxToolCallsPerRound,
     });
     bot = createSlackBot({ config, chat, mcp, store, logger, onToken: (token) => redactor.pin([token]) });
+    // From here a signal shuts down cleanly, also while Slack is still being reached (start may retry
+    // for minutes): the MCP servers' processes never outlive the bot.
+    process.once('SIGINT', () => void shutDown('SIGINT'));
+    process.once('SIGTERM', () => void shutDown('SIGTERM'));
     await bot.start();
   } catch (error) {
+    if (stopping) return;
     const known =
       error instanceof BotConfigError ||
       error instanceof ProviderConfigError ||
@@ -57,19 +77,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     return;
   }
 
-  let stopping = false;
-  const shutDown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing running answers');
-    await bot?.stop(10_000);
-    await mcp?.close();
-    await store?.close();
-    logger.info({}, 'stopped');
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutDown('SIGINT'));
-  process.once('SIGTERM', () => void shutDown('SIGTERM'));
   // One bad event must never take the app down.
   process.on('unhandledRejection', (reason) =>
     logger.error({ error: reason }, 'unhandled promise rejection'),

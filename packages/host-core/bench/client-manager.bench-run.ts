@@ -6,7 +6,7 @@ import { it } from 'vitest';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { descendantsOf } from '../src/mcp/process-tree.js';
 import { fixtures, nodeServer } from '../test/helpers.js';
-import { percentile, printTable } from './table.js';
+import { percentile, printTable, verdict } from './table.js';
 
 const echo = join(fixtures, 'echo-server.mjs');
 
@@ -86,7 +86,7 @@ it('McpClientManager benchmark', async () => {
     ],
     [
       '  ratio (aim ≤ 1.1×) and added per call (aim < 0.2 ms)',
-      `${(managerP50 / sdkP50).toFixed(3)}× / ${format(managerP50 - sdkP50)} ms`,
+      `${(managerP50 / sdkP50).toFixed(3)}× ${verdict(managerP50 / sdkP50 <= 1.1)} / ${format(managerP50 - sdkP50)} ms ${verdict(managerP50 - sdkP50 < 0.2)}`,
     ],
     [
       'RSS with 10 servers: host / 10 children together',

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { fixtures } from '../test/helpers.js';
-import { percentile, printTable } from './table.js';
+import { percentile, printTable, verdict } from './table.js';
 
 // Each measure runs in a fresh Node process, so module caches and heaps do not mix.
 const root = join(import.meta.dirname, '..');
@@ -62,11 +62,17 @@ it('host-core footprint beside the bare SDK', () => {
       'import host-core / the SDK client, median of 7',
       `${importOurs.toFixed(1)} / ${importSdk.toFixed(1)} ms`,
     ],
-    ['  ratio (aim ≤ 1.3×)', `${(importOurs / importSdk).toFixed(2)}×`],
+    [
+      '  ratio (aim ≤ 1.3×)',
+      `${(importOurs / importSdk).toFixed(2)}× ${verdict(importOurs / importSdk <= 1.3)}`,
+    ],
     [
       'RSS with 10 stdio servers: McpClientManager / bare SDK Clients',
       `${memoryOurs.toFixed(1)} / ${memorySdk.toFixed(1)} MiB`,
     ],
-    ['  ratio (aim ≤ 1.15×)', `${(memoryOurs / memorySdk).toFixed(2)}×`],
+    [
+      '  ratio (aim ≤ 1.15×)',
+      `${(memoryOurs / memorySdk).toFixed(2)}× ${verdict(memoryOurs / memorySdk <= 1.15)}`,
+    ],
   ]);
 });

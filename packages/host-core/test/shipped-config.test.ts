@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { describe, expect, it } from 'vitest';
 import { loadMcpConfig } from '../src/config/mcp-config.js';
@@ -37,6 +39,36 @@ describe('the shipped config forwards the weather server’s variables', () => {
     } finally {
       await manager.close();
       await jma.close();
+    }
+  });
+});
+
+describe('the example local config (config/mcp_servers.local.example.json)', () => {
+  it('is valid as config/mcp_servers.local.json beside the shipped config: knowledge on, an http, a builtin and an openapi entry', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'local-example-'));
+    try {
+      copyFileSync(shipped, join(folder, 'mcp_servers.json'));
+      mkdirSync(join(folder, 'examples'));
+      copyFileSync(
+        resolve(import.meta.dirname, '../../../config/examples/pets.openapi.json'),
+        join(folder, 'examples', 'pets.openapi.json'),
+      );
+      copyFileSync(
+        resolve(import.meta.dirname, '../../../config/mcp_servers.local.example.json'),
+        join(folder, 'mcp_servers.local.json'),
+      );
+      const servers = (await loadMcpConfig(join(folder, 'mcp_servers.json'), {})) ?? [];
+      expect(
+        servers.map((server) => [server.name, server.transport, server.disabled ?? false]).sort(),
+      ).toEqual([
+        ['clock', 'builtin', true],
+        ['knowledge', 'stdio', false],
+        ['pets', 'openapi', true],
+        ['tickets', 'http', true],
+        ['weather', 'stdio', false],
+      ]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });

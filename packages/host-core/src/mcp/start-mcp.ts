@@ -52,7 +52,10 @@ export async function startMcpFromEnvironment(
   });
   await manager.connect(servers);
   for (const server of manager.status()) {
-    logger.info({ ...server }, `MCP server ${server.name}: ${server.state}, ${server.toolCount} tools`);
+    logger.info(
+      { ...server },
+      `MCP server ${server.name}: ${server.state}, ${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`,
+    );
   }
   return manager;
 }
