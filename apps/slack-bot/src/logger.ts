@@ -32,7 +32,7 @@ export function createLogger(
       },
       hooks: {
         logMethod(args, method) {
-          method.apply(this, args.map((arg) => redactor.redactValue(arg)) as Parameters<typeof method>);
+          method.apply(this, args.map((arg) => redactor.redactLogValue(arg)) as Parameters<typeof method>);
         },
       },
     },

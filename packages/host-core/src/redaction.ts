@@ -30,16 +30,18 @@ function derivedForms(value: string): string[] {
 }
 
 /**
- * The one redaction helper: knows every secret value (environment secrets, configured header values,
- * per-request tokens, and the forms derived from them) and replaces them with [REDACTED] in any text or
- * log record. Secrets of the environment and the config are pinned; per-request tokens are kept for the
- * newest {@link maximumRemembered} only, so a flood of tokens never evicts the important ones.
+ * The one redaction helper. Secrets of the environment and the config are pinned: hidden everywhere.
+ * A person's secrets (their credential, a turn's tokens) are hidden in that person's own output only,
+ * passed as `extra` where it is written, so one person's token never rewrites another's results; logs
+ * hide every such secret seen lately too (the newest {@link maximumRemembered}, so a flood of tokens
+ * never evicts the pinned ones).
  */
 export class Redactor {
   private readonly pinned = new Set<string>();
-  private readonly recent = new Set<string>();
-  /** Every secret, longest first (so a value containing another is replaced whole); rebuilt on change. */
+  private readonly forLogs = new Set<string>();
+  /** Pinned secrets, longest first (so a value containing another is replaced whole); rebuilt on change. */
   private ordered: string[] | undefined;
+  private orderedForLogs: string[] | undefined;
 
   constructor(initial: Iterable<string> = []) {
     this.pin(initial);
@@ -51,58 +53,84 @@ export class Redactor {
       if (!value || value.length < minimumLength) continue;
       for (const form of derivedForms(value)) {
         this.pinned.add(form);
-        this.recent.delete(form);
+        this.forLogs.delete(form);
       }
       this.ordered = undefined;
+      this.orderedForLogs = undefined;
     }
   }
 
-  /** Remembers per-request secrets (short ones are ignored: they would mangle ordinary text). */
+  /** Remembers a person's or a request's secrets for the logs (short ones would mangle ordinary text). */
   add(values: Iterable<string | undefined>): void {
     for (const value of values) {
       if (!value || value.length < minimumLength) continue;
       for (const form of derivedForms(value)) {
         if (this.pinned.has(form)) continue;
-        this.recent.delete(form); // re-inserted as the newest
-        this.recent.add(form);
-        if (this.recent.size > maximumRemembered)
-          this.recent.delete(this.recent.values().next().value as string);
+        this.forLogs.delete(form); // re-inserted as the newest
+        this.forLogs.add(form);
+        if (this.forLogs.size > maximumRemembered)
+          this.forLogs.delete(this.forLogs.values().next().value as string);
       }
-      this.ordered = undefined;
+      this.orderedForLogs = undefined;
     }
   }
 
-  /** The text with every known secret replaced. */
-  redact(text: string): string {
-    this.ordered ??= [...this.pinned, ...this.recent].sort((left, right) => right.length - left.length);
-    let result = text;
-    for (const secret of this.ordered) {
-      if (result.includes(secret)) result = result.split(secret).join('[REDACTED]');
-    }
-    // Credentials of a known shape (API keys, Slack tokens) are hidden even when never registered.
-    return result.replace(keyShaped, '[REDACTED]');
+  /** The text with every pinned secret, and the `extra` ones of whoever it is written for, replaced. */
+  redact(text: string, extra?: Iterable<string | undefined>): string {
+    this.ordered ??= longestFirst(this.pinned);
+    const own = extra
+      ? longestFirst(new Set([...extra].flatMap((value) => (value ? derivedForms(value) : []))))
+      : [];
+    return replaceSecrets(replaceSecrets(text, own), this.ordered);
   }
 
-  /** A deep copy of a log field value with secrets replaced. */
-  redactValue(value: unknown, depth = 0): unknown {
-    if (typeof value === 'string') return this.redact(value);
-    if (depth > 6 || value === null || typeof value !== 'object') return value;
-    if (value instanceof Error)
-      return {
-        name: value.name,
-        message: this.redact(value.message),
-        code: (value as { code?: unknown }).code,
-      };
-    if (Array.isArray(value)) return value.map((item) => this.redactValue(item, depth + 1));
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, this.redactValue(item, depth + 1)]),
-    );
+  /** A log line's text: pinned secrets and every person's or request's secret seen lately. */
+  redactForLog(text: string): string {
+    this.ordered ??= longestFirst(this.pinned);
+    this.orderedForLogs ??= longestFirst(this.forLogs);
+    return replaceSecrets(replaceSecrets(text, this.orderedForLogs), this.ordered);
   }
 
-  /** Wraps a logger so nothing it writes contains a known secret. */
+  /** A deep copy of a value with secrets replaced (pinned, plus `extra` as in {@link redact}). */
+  redactValue(value: unknown, extra?: Iterable<string | undefined>): unknown {
+    const list = extra ? [...extra] : undefined;
+    return deepMap(value, (text) => this.redact(text, list));
+  }
+
+  /** Wraps a logger so nothing it writes contains a known secret, anyone's. */
   wrap(logger: Logger): Logger {
     const at = (level: keyof Logger) => (fields: Record<string, unknown>, message: string) =>
-      logger[level](this.redactValue(fields) as Record<string, unknown>, this.redact(message));
+      logger[level](
+        deepMap(fields, (text) => this.redactForLog(text)) as Record<string, unknown>,
+        this.redactForLog(message),
+      );
     return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   }
+
+  /** A deep copy of a log field value with every known secret replaced. */
+  redactLogValue(value: unknown): unknown {
+    return deepMap(value, (text) => this.redactForLog(text));
+  }
+}
+
+const longestFirst = (values: Iterable<string>) =>
+  [...values].sort((left, right) => right.length - left.length);
+
+function replaceSecrets(text: string, secrets: string[]): string {
+  let result = text;
+  for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join('[REDACTED]');
+  // Credentials of a known shape (API keys, Slack tokens) are hidden even when never registered.
+  return result.replace(keyShaped, '[REDACTED]');
+}
+
+/** A deep copy with every string passed through `redact` (errors as name, message, code). */
+function deepMap(value: unknown, redact: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error)
+    return { name: value.name, message: redact(value.message), code: (value as { code?: unknown }).code };
+  if (Array.isArray(value)) return value.map((item) => deepMap(item, redact, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, deepMap(item, redact, depth + 1)]),
+  );
 }

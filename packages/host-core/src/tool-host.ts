@@ -26,7 +26,7 @@ export interface ToolHost {
   /** Servers whose tools are listed but cannot run now (restarting, or down). */
   unavailableServers(): Array<{ server: string; restarting: boolean }>;
   /** A copy of a value (text, arguments, a log record) with every known secret replaced. */
-  redact<T>(value: T): T;
+  redact<T>(value: T, extra?: Iterable<string>): T;
   /** How the asking person connects their own credential for a server (e.g. "/assistant connect github"). */
   credentialHint?(server: string): string;
 }

@@ -109,8 +109,12 @@ describe('hardening 3: every form of a secret is redacted', () => {
     expect(redactor.redact('environment-secret-1234 configured-header-secret-5678')).toBe(
       '[REDACTED] [REDACTED]',
     );
-    expect(redactor.redact('request-token-19999-abcdef')).toBe('[REDACTED]');
-    expect(redactor.redact('request-token-0-abcdef')).toBe('request-token-0-abcdef'); // the oldest went
+    // Per-request tokens are hidden in the logs (their own output is redacted with them as `extra`).
+    expect(redactor.redactForLog('request-token-19999-abcdef')).toBe('[REDACTED]');
+    expect(redactor.redactForLog('request-token-0-abcdef')).toBe('request-token-0-abcdef'); // the oldest went
+    expect(redactor.redactForLog('environment-secret-1234')).toBe('[REDACTED]');
+    expect(redactor.redact('request-token-19999-abcdef')).toBe('request-token-19999-abcdef');
+    expect(redactor.redact('x request-token-5-abcdef', ['request-token-5-abcdef'])).toBe('x [REDACTED]');
     expect(redactor.redact(Buffer.from('environment-secret-1234').toString('base64'))).toBe('[REDACTED]');
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpToolCredentialsError, McpToolNotFoundError } from '../src/mcp/errors.js';
 import type { Person } from '../src/mcp/person-view.js';
-import { echoServer, managerPool, personalEcho } from './helpers.js';
+import { echoServer, managerPool, personalEcho, recordingLogger } from './helpers.js';
 
 const pool = managerPool();
 afterEach(() => pool.closeAll());
@@ -59,6 +59,34 @@ describe('people and their credentials', () => {
       carol.callTool('mcp__tickets__whoami', {}, { tokens: { token: tokenOf('bob') } }),
     ).rejects.toBeInstanceOf(McpToolCredentialsError);
     expect(shared.calls).toHaveLength(2);
+  });
+
+  it('one person’s secret is hidden in their own turns and the logs, never in another person’s results (hardening 27.4)', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: {
+          tickets: { url: shared.url, headers: { Authorization: 'Bearer ${token}' } },
+          echo: { command: process.execPath, args: [echoServer] },
+        },
+      }),
+      'mcp_servers.json',
+      {},
+    );
+    const logger = recordingLogger();
+    const manager = await pool.connect(servers, { env: {}, logger });
+    const aliceSecret = tokenOf('alice');
+    const alice = await manager.forPerson(person('T1', 'U_ALICE', { tickets: aliceSecret }));
+    expect((await alice.callTool('mcp__tickets__whoami', {})).text).toBe('you are alice');
+    // Bob, elsewhere, works with text that happens to contain it: before, it read [REDACTED] for him.
+    const bob = await manager.forPerson(person('T2', 'U_BOB', {}));
+    const forBob = await bob.callTool('mcp__echo__echo', { message: `see ${aliceSecret}` });
+    expect(forBob.text).toBe(`echo: see ${aliceSecret}`);
+    // In Alice's own turn it stays hidden, and no log line carries it.
+    const forAlice = await alice.callTool('mcp__echo__echo', { message: `see ${aliceSecret}` });
+    expect(forAlice.text).toBe('echo: see [REDACTED]');
+    expect(alice.redact({ note: aliceSecret })).toEqual({ note: '[REDACTED]' });
+    manager.redactor.wrap(logger).info({ quoted: aliceSecret }, `a log line quoting ${aliceSecret}`);
+    expect(JSON.stringify(logger.lines)).not.toContain(aliceSecret);
   });
 
   it('a credential of workspace A is never used in workspace B', async () => {

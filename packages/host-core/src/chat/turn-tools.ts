@@ -86,7 +86,7 @@ export class TurnTools {
       content,
       trace: {
         name: call.name,
-        arguments: this.host.redact(call.arguments),
+        arguments: this.host.redact(call.arguments, this.turnSecrets()),
         durationMs: 0,
         ok: false,
         error: content,
@@ -136,6 +136,13 @@ export class TurnTools {
   }
 
   /** Runs every server's `auto_context_tool` with the person's message; returns system-prompt sections. */
+  /** The turn's own tokens: hidden in what this turn shows, as the person's credentials are. */
+  private turnSecrets(): string[] {
+    return Object.values(this.options.tokens ?? {}).filter(
+      (value): value is string => typeof value === 'string',
+    );
+  }
+
   async autoContext(userMessage: string): Promise<string[]> {
     const { host, emit } = this;
     const sections: string[] = [];
@@ -156,7 +163,10 @@ export class TurnTools {
         name: tool.name,
         ...(target ? { server: target.server, tool: target.tool } : {}),
       };
-      const arguments_ = host.redact({ [parameter]: userMessage }) as Record<string, unknown>;
+      const arguments_ = host.redact({ [parameter]: userMessage }, this.turnSecrets()) as Record<
+        string,
+        unknown
+      >;
       emit({ type: 'tool_start', ...event, arguments: arguments_, autoContext: true });
       const started = performance.now();
       let ok = false;
@@ -189,7 +199,7 @@ export class TurnTools {
     const where = target ? { server: target.server, tool: target.tool } : {};
     const started = performance.now();
     // What is shown and logged passes the redactor; the tool itself gets the real arguments.
-    const shownArguments = host.redact(call.arguments);
+    const shownArguments = host.redact(call.arguments, this.turnSecrets());
     emit({
       type: 'tool_start',
       callId: call.id,

@@ -129,9 +129,9 @@ export class McpClientManager {
     }
   }
 
-  /** A copy of a value with every secret this manager knows replaced (for display and logs). */
-  redact<T>(value: T): T {
-    return this.redactor.redactValue(value) as T;
+  /** A copy of a value with the pinned secrets, and `extra` (the asking person's), replaced. */
+  redact<T>(value: T, extra?: Iterable<string>): T {
+    return this.redactor.redactValue(value, extra) as T;
   }
 
   /** Each configured server with its state and tool count. */
@@ -182,9 +182,14 @@ export class McpClientManager {
   /** Reads a resource of a server as text (blobs described), with the same timeouts and errors as tools. */
   async readResource(server: string, uri: string, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
     const what = `read_resource ${uri}`;
-    const result = await this.request(this.connectionOf(server, what), what, options, {
-      mcp: (client, call) => client.readResource({ uri }, call),
-    });
+    const secrets: string[] = [];
+    const result = await this.request(
+      this.connectionOf(server, what),
+      what,
+      options,
+      { mcp: (client, call) => client.readResource({ uri }, call) },
+      { secrets },
+    );
     const text = result.contents
       .map((content) =>
         'text' in content && typeof content.text === 'string'
@@ -193,7 +198,12 @@ export class McpClientManager {
       )
       .join('\n');
     const formatted = formatToolResult({ content: [{ type: 'text', text }] }, this.resultBudget);
-    return { text: this.redactor.redact(formatted.text), isError: false, server, tool: 'read_resource' };
+    return {
+      text: this.redactor.redact(formatted.text, secrets),
+      isError: false,
+      server,
+      tool: 'read_resource',
+    };
   }
 
   /** Fills a server's prompt and returns its messages as plain text. */
@@ -204,15 +214,21 @@ export class McpClientManager {
     options: CallToolOptions = {},
   ): Promise<FilledPrompt> {
     const what = `prompt ${name}`;
-    const result = await this.request(this.connectionOf(server, what), what, options, {
-      mcp: (client, call) => client.getPrompt({ name, arguments: args }, call),
-    });
+    const secrets: string[] = [];
+    const result = await this.request(
+      this.connectionOf(server, what),
+      what,
+      options,
+      { mcp: (client, call) => client.getPrompt({ name, arguments: args }, call) },
+      { secrets },
+    );
     return {
       ...(result.description ? { description: result.description } : {}),
       messages: result.messages.map((message) => ({
         role: message.role,
         content: this.redactor.redact(
           formatToolResult({ content: [message.content] }, this.resultBudget).text,
+          secrets,
         ),
       })),
     };
@@ -247,6 +263,7 @@ export class McpClientManager {
     options: CallToolOptions,
     slot?: string,
   ): Promise<ToolCallOutcome> {
+    const secrets: string[] = [];
     const result = await this.request<RawToolResult>(
       connection,
       name,
@@ -255,11 +272,11 @@ export class McpClientManager {
         mcp: (client, call) => client.callTool({ name: tool, arguments: args }, undefined, call),
         local: (local, context) => local.call(tool, args, context),
       },
-      slot,
+      { secrets, ...(slot ? { slot } : {}) },
     );
     const formatted = formatToolResult(result, this.resultBudget);
     return {
-      text: this.redactor.redact(formatted.text),
+      text: this.redactor.redact(formatted.text, secrets),
       isError: formatted.isError,
       server: connection.config.name,
       tool,
@@ -416,10 +433,10 @@ export class McpClientManager {
     what: string,
     options: CallToolOptions,
     work: RequestWork<T>,
-    slot: string = connection.config.name,
+    { secrets, slot = connection.config.name }: { secrets: string[]; slot?: string },
   ): Promise<T> {
     return this.slots.run(slot, () =>
-      runRequest(connection, what, options, work, { redactor: this.redactor, env: this.env }),
+      runRequest(connection, what, options, work, { redactor: this.redactor, env: this.env, secrets }),
     );
   }
 }

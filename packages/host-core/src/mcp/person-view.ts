@@ -91,17 +91,16 @@ export class PersonView implements ToolHost {
     options: CallToolOptions = {},
   ): Promise<ToolCallOutcome> {
     const own = this.index.get(name);
+    // Whatever a server answers, this person's credentials never show in it (another's may: they are
+    // not secrets of this turn, and hiding them would rewrite this person's results).
+    const hidden = (outcome: ToolCallOutcome) => ({ ...outcome, text: this.redact(outcome.text) });
     if (own)
-      return this.source.callOn(
-        own.connection,
-        own.tool.name,
-        name,
-        args,
-        this.optionsFor(undefined, options),
-      );
+      return this.source
+        .callOn(own.connection, own.tool.name, name, args, this.optionsFor(undefined, options))
+        .then(hidden);
     const shared = this.sharedTool(name);
     if (!shared) return Promise.reject(new McpToolNotFoundError(name));
-    return this.source.shared.callTool(name, args, this.optionsFor(shared.server, options));
+    return this.source.shared.callTool(name, args, this.optionsFor(shared.server, options)).then(hidden);
   }
 
   systemInstructions(): string[] {
@@ -114,7 +113,7 @@ export class PersonView implements ToolHost {
       if (own?.state === 'connected') {
         if (config.systemInstruction) personal.push(config.systemInstruction);
       } else if (own) {
-        const reason = own.reason ? ` (${this.source.shared.redact(own.reason)})` : '';
+        const reason = own.reason ? ` (${this.redact(own.reason)})` : '';
         personal.push(
           `The user's own connection to the "${config.name}" server failed${reason}, so its tools are not available now. If the question needs them, tell the user; if their credential may be wrong, they can connect again (${hint}).`,
         );
@@ -148,8 +147,9 @@ export class PersonView implements ToolHost {
     return this.source.shared.unavailableServers().filter((entry) => this.enabled(entry.server));
   }
 
-  redact<T>(value: T): T {
-    return this.source.shared.redact(value);
+  /** Pinned secrets and this person's own credentials (never another person's) replaced. */
+  redact<T>(value: T, extra: Iterable<string> = []): T {
+    return this.source.shared.redact(value, [...Object.values(this.person.credentials), ...extra]);
   }
 
   credentialHint(server: string): string {

@@ -111,7 +111,8 @@ export class PersonalPool {
       if (this.closed) throw new Error('the host is closing');
       const full = this.makeRoom(person.workspace);
       if (full) return refused(config, full);
-      this.context.redactor.pin([secret]);
+      // Hidden in the logs; in output only in this person's own turns (their view passes it).
+      this.context.redactor.add([secret]);
       const connection = newConnection(configFor(config, secret));
       const created: Entry = {
         key,

@@ -28,14 +28,22 @@ export async function runRequest<T>(
   what: string,
   options: CallToolOptions,
   work: RequestWork<T>,
-  host: { redactor: Redactor; env: NodeJS.ProcessEnv },
+  host: {
+    redactor: Redactor;
+    env: NodeJS.ProcessEnv;
+    /** Collects this request's secrets (the caller's tokens, credentials a local server filled in). */
+    secrets?: string[];
+  },
 ): Promise<T> {
   const config = connection.config;
   const server = config.name;
   if (connection.state !== 'connected') throw notConnected(connection, what, host.redactor);
   if (options.signal?.aborted) throw new McpToolCancelledError(what);
   const tokens = options.tokens ?? {};
-  host.redactor.add(Object.values(tokens));
+  // The caller's secrets are hidden in this request's output and errors, and in every log.
+  const secrets = host.secrets ?? [];
+  secrets.push(...Object.values(tokens));
+  host.redactor.add(secrets);
   const timeoutMs = options.timeoutMs ?? config.timeoutMs;
   if (config.transport === 'http' || config.transport === 'sse') {
     const { missing } = fillHeaders(config.headers, tokens, host.env);
@@ -47,7 +55,7 @@ export async function runRequest<T>(
     server,
     timeoutMs,
     signal: options.signal,
-    redact: (text: string) => host.redactor.redact(text),
+    redact: (text: string) => host.redactor.redact(text, secrets),
   };
   try {
     if (connection.kind === 'mcp') {
@@ -63,7 +71,10 @@ export async function runRequest<T>(
       signal,
       timeoutMs,
       tokens,
-      secrets: (values) => host.redactor.add(values),
+      secrets: (values) => {
+        secrets.push(...values);
+        host.redactor.add(values);
+      },
     });
   } catch (error) {
     // The SDK's stdio transport drops the connection on a message over its read limit: the call that
