@@ -2,6 +2,7 @@ import type { Nodes, Parents } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
+import { deceptiveLabel } from './honest-links.js';
 
 // Text from a model or a tool is data. Slack parses `<…>` (mentions, `<!channel>`, links) and `&` entities
 // in every text field, code included, so every piece of such text passes through escapeSlackText, and
@@ -17,9 +18,17 @@ function linkable(url: string): boolean {
   return /^https?:\/\/[^\s<>|]+$/i.test(url);
 }
 
-function link(url: string, label: string): string {
+/** Every text a node holds, unformatted: what a person reads as a link's label. */
+function plainText(node: Nodes): string {
+  if ('value' in node && typeof node.value === 'string') return node.value;
+  return 'children' in node ? node.children.map((child) => plainText(child)).join('') : '';
+}
+
+function link(url: string, label: string, plainLabel: string): string {
   if (!linkable(url)) return label ? `${label} (${escapeSlackText(url)})` : escapeSlackText(url);
   const target = escapeSlackText(url);
+  // A label that reads as another address ("https://slack.com/signin" → evil.example) shows the target.
+  if (deceptiveLabel(plainLabel, url)) return `<${target}>`;
   return label && label !== target ? `<${target}|${label}>` : `<${target}>`;
 }
 
@@ -38,9 +47,9 @@ function inline(node: Nodes): string {
     case 'break':
       return '\n';
     case 'link':
-      return link(node.url, children(node));
+      return link(node.url, children(node), plainText(node));
     case 'image':
-      return link(node.url, escapeSlackText(node.alt ?? ''));
+      return link(node.url, escapeSlackText(node.alt ?? ''), node.alt ?? '');
     case 'html':
       return escapeSlackText(node.value);
     case 'footnoteReference':

@@ -8,6 +8,7 @@ import {
 } from '@ai-assistant/host-core';
 import { LLMProviderError } from '@ai-assistant/llm-providers';
 import type { App } from '@slack/bolt';
+import { HonestLinkStream } from '../format/honest-links.js';
 import { escapeSlackText, markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
 import { assistantProgress, type Progress, placeholderProgress } from './progress.js';
@@ -179,6 +180,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     );
     const tools = await dependencies.tools?.(question);
     const offered = new Set<string>();
+    const links = new HonestLinkStream();
     const result = await dependencies.chat.respond({
       ...(tools ? { tools } : {}),
       history,
@@ -193,8 +195,9 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
           offered.add(event.server);
           dependencies.onCredentialNeeded?.(question, event.server);
         } else if (event.type === 'text_delta') {
-          // Streamed text reaches Slack unconverted: escaped, so it can neither ping nor fake a link.
-          stream?.push(escapeSlackText(event.text));
+          // Streamed text reaches Slack as Markdown: escaped, so it cannot ping, and with every link's
+          // text honest about its target.
+          stream?.push(escapeSlackText(links.push(event.text)));
         }
       },
     });
@@ -213,6 +216,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       'answered',
     );
     if (stream) {
+      stream.push(escapeSlackText(links.flush()));
       await stream.stop();
       if (stream.started && !stream.failed) {
         await progress.discard();

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { deceptiveLabel, HonestLinkStream } from './honest-links.js';
+import { markdownToMrkdwn } from './slack-text.js';
+
+describe('links whose text lies about their target (hardening 27.6)', () => {
+  it('a posted answer shows the target (before: <https://evil.example/phish|https://slack.com/signin>)', () => {
+    expect(markdownToMrkdwn('[https://slack.com/signin](https://evil.example/phish)')).toBe(
+      '<https://evil.example/phish>',
+    );
+    expect(markdownToMrkdwn('[**slack.com**](https://evil.example/)')).toBe('<https://evil.example/>');
+    // Honest labels stay: words, or the same host.
+    expect(markdownToMrkdwn('[the docs](https://docs.slack.dev/)')).toBe(
+      '<https://docs.slack.dev/|the docs>',
+    );
+    expect(markdownToMrkdwn('[docs.slack.dev](https://docs.slack.dev/messaging)')).toBe(
+      '<https://docs.slack.dev/messaging|docs.slack.dev>',
+    );
+  });
+
+  it('a streamed answer too, whatever the chunks (before: sent unchanged in markdown_text)', () => {
+    const text =
+      'Sign in at [https://slack.com/signin](https://evil.example/phish) now, or [read](https://a.example/).';
+    for (const size of [1, 3, 7, 1000]) {
+      const stream = new HonestLinkStream();
+      let sent = '';
+      for (let start = 0; start < text.length; start += size)
+        sent += stream.push(text.slice(start, start + size));
+      sent += stream.flush();
+      expect(sent).toBe(
+        'Sign in at [https://evil.example/phish](https://evil.example/phish) now, or [read](https://a.example/).',
+      );
+    }
+  });
+
+  it('an open bracket that never becomes a link is let through at the end of its line', () => {
+    const stream = new HonestLinkStream();
+    expect(stream.push('see [1] and ')).toBe('see ');
+    expect(stream.push('more\nnext')).toBe('[1] and more\nnext');
+    expect(stream.flush()).toBe('');
+  });
+
+  it('tells an address-like label from a word', () => {
+    expect(deceptiveLabel('paypal.com', 'https://paypal.com.evil.example/')).toBe(true);
+    expect(deceptiveLabel('www.example.com', 'https://example.com/x')).toBe(false);
+    expect(deceptiveLabel('click here', 'https://evil.example/')).toBe(false);
+  });
+});
