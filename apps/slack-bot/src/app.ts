@@ -102,7 +102,12 @@ export function createSlackBot({
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };
   const threads = new ThreadMemory();
-  const approvals = new SlackApprovals(app.client, logger, config.approvalTimeoutMs);
+  const approvals = new SlackApprovals(
+    app.client,
+    logger,
+    config.approvalTimeoutMs,
+    config.approvalsPerPerson,
+  );
   registerApprovalActions(app, approvals);
   const people = new People(mcp, store, logger);
   const claims = new EventClaims(store?.coordination, storeHealth, logger);

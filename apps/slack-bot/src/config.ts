@@ -52,6 +52,8 @@ export interface BotConfig {
   answerTimeoutMs: number;
   /** How long an approval request waits for the asker (`APPROVAL_TIMEOUT_MS`, default 5 min). */
   approvalTimeoutMs: number;
+  /** Approval requests one person may have waiting at once (`APPROVALS_PER_PERSON`, default 3). */
+  approvalsPerPerson: number;
   toolLoopMaxIterations?: number;
   toolCallTimeoutMs?: number;
   /** Tool calls run per round (`MAX_TOOL_CALLS_PER_ROUND`, default 16). */
@@ -133,6 +135,7 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     maxConcurrent: whole(env, 'MAX_CONCURRENT_ANSWERS', 8) as number,
     answerTimeoutMs: whole(env, 'ANSWER_TIMEOUT_MS', 120_000, 1) as number,
     approvalTimeoutMs: whole(env, 'APPROVAL_TIMEOUT_MS', 300_000, 1) as number,
+    approvalsPerPerson: whole(env, 'APPROVALS_PER_PERSON', 3, 1) as number,
     toolLoopMaxIterations: whole(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined),
     toolCallTimeoutMs: whole(env, 'TOOL_CALL_TIMEOUT_MS', undefined),
     maxToolCallsPerRound: whole(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined),

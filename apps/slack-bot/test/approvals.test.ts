@@ -204,3 +204,48 @@ describe('approvals show everything the tool will receive (hardening 27.1)', () 
     ).toBe(false);
   }, 30_000);
 });
+
+describe('a person deciding holds no answer slot (hardening 27.7)', () => {
+  /** Registers a pet for every question, except "何時": that one is answered at once, with no tool. */
+  const model = (request: FakeRequest) => {
+    const messages = (request.body.messages ?? []) as Array<{ role: string; content: string | null }>;
+    const question = messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
+    if (question.includes('何時')) return completion(request, { text: 'いまは 9 時です' });
+    return petModel(request);
+  };
+  it('with every slot held by unanswered approvals, another person is answered at once; a fourth request of one person is refused unasked', async () => {
+    harness = await startHarness({
+      // One answer at a time: before, the first approval held it until it expired (here a minute).
+      env: { MAX_CONCURRENT_ANSWERS: '1', APPROVAL_TIMEOUT_MS: '60000' },
+      servers: { pets: { type: 'openapi', openapi_spec: petSpec, openapi_base_url: api.url } },
+    });
+    harness.llm.respondWith(model);
+    const asked: Array<{ channel: string; ts: string }> = [];
+    for (const channel of ['C820', 'C821', 'C822']) {
+      const { ts } = await mentionBot(harness, channel, 'ポチを登録して');
+      await approvalMessage(channel, ts);
+      asked.push({ channel, ts });
+    }
+    // Someone else's question is answered while all three wait.
+    harness.slack.setPerson('UOTHER77', { team: 'T0001' });
+    const { ts } = await harness.slack.mention('C823', 'いま何時？', { user: 'UOTHER77' });
+    const answer = await waitFor(() =>
+      harness.slack.thread('C823', ts).find((message) => message.text.includes('9 時')),
+    );
+    expect(answer).toBeDefined();
+    // A fourth request of the same person is not asked: the model reads why.
+    const fourth = await mentionBot(harness, 'C824', 'ポチを登録して');
+    const refused = await waitFor(() =>
+      harness.slack.thread('C824', fourth.ts).find((message) => message.text.startsWith('結果:')),
+    );
+    expect(refused.text).toMatch(/already has 3 approval requests waiting/);
+    // The first three still wait for their person, buttons and all; nothing was added.
+    for (const { channel, ts: thread } of asked)
+      expect(
+        harness.slack
+          .thread(channel, thread)
+          .some((message) => JSON.stringify(message.blocks ?? []).includes(approvalActions.approve)),
+      ).toBe(true);
+    expect(posts()).toHaveLength(0);
+  }, 30_000);
+});

@@ -74,7 +74,7 @@ export class Answering {
             );
     return queue.push(
       key,
-      async () => {
+      async (slot) => {
         const placeholderTs = await placeholder;
         const deadline = new Deadline(this.options.answerTimeoutMs);
         const signal = AbortSignal.any([this.shutdown.signal, deadline.signal]);
@@ -84,13 +84,16 @@ export class Answering {
           ? async (request: ApprovalRequest): Promise<ApprovalDecision> => {
               deadline.pause();
               try {
-                return await this.options.approvals.ask(request, {
-                  channel: question.channel,
-                  threadTs: question.threadTs,
-                  asker,
-                  signal: this.shutdown.signal,
-                  client,
-                });
+                // A person deciding holds no answer slot: other people's questions go on meanwhile.
+                return await slot.away(() =>
+                  this.options.approvals.ask(request, {
+                    channel: question.channel,
+                    threadTs: question.threadTs,
+                    asker,
+                    signal: this.shutdown.signal,
+                    client,
+                  }),
+                );
               } finally {
                 deadline.resume();
               }

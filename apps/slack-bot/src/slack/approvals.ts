@@ -47,6 +47,8 @@ export class SlackApprovals {
     private readonly client: WebClient,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
+    /** Requests one person may have waiting at once; past it, a new one is refused unasked. */
+    private readonly perPerson = 3,
   ) {}
 
   /** Asks in the thread; resolves with the asker's answer, or `expired` after the timeout or an abort. */
@@ -61,6 +63,12 @@ export class SlackApprovals {
         : '変更を伴います';
     const summary = `\`${tool}\`（サーバー \`${server}\`）`;
     const client = context.client ?? this.client;
+    const waiting = [...this.pending.values()].filter((entry) => entry.asker === context.asker).length;
+    if (waiting >= this.perPerson)
+      return {
+        outcome: 'denied',
+        reason: `the person already has ${waiting} approval requests waiting; they must answer those first, so this call was not asked and not run`,
+      };
     const display = argumentDisplay(request.arguments);
     if (!display.complete) {
       // What cannot be shown whole cannot be approved: no buttons, and the model is told why.

@@ -6,6 +6,15 @@ export interface Gate {
   wait(): Promise<void>;
 }
 
+/** What a running job may do with its slot. */
+export interface Slot {
+  /**
+   * Runs `work` (waiting for a person) with the slot given back meanwhile, so other threads answer;
+   * takes a slot again before it returns. Calls that overlap give the slot back once.
+   */
+  away<T>(work: () => Promise<T>): Promise<T>;
+}
+
 /**
  * Runs jobs one at a time per key (a Slack thread), in arrival order, with at most `limit` jobs
  * running across all keys. `drain()` waits for everything accepted so far.
@@ -22,7 +31,7 @@ export class WorkQueue {
   constructor(private readonly limit: number) {}
 
   /** Queues a job behind earlier jobs of the same key; false when the queue no longer accepts work. */
-  push(key: string, job: () => Promise<void>, gate?: Gate, group: string = key): boolean {
+  push(key: string, job: (slot: Slot) => Promise<void>, gate?: Gate, group: string = key): boolean {
     if (this.closed) return false;
     this.groups.set(group, (this.groups.get(group) ?? 0) + 1);
     const previous = this.tails.get(key) ?? Promise.resolve();
@@ -76,21 +85,45 @@ export class WorkQueue {
    * Runs the job in a slot. With a gate, the slot is held only once the gate opens: a job whose turn
    * has not come gives its slot back while it waits, so other threads run meanwhile.
    */
-  private async withSlot(job: () => Promise<void>, gate?: Gate): Promise<void> {
+  private async withSlot(job: (slot: Slot) => Promise<void>, gate?: Gate): Promise<void> {
     for (;;) {
-      if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-      this.running++;
+      await this.takeSlot();
       let turn: { release(): Promise<void> } | undefined;
+      let away = 0;
+      const slot: Slot = {
+        away: async (work) => {
+          if (away++ === 0) this.giveSlot();
+          try {
+            return await work();
+          } finally {
+            if (--away === 0) await this.takeSlot();
+          }
+        },
+      };
       try {
         turn = gate ? await gate.take() : { release: async () => {} };
-        if (turn) await job();
+        if (turn) await job(slot);
       } finally {
         await turn?.release().catch(() => {});
-        this.running--;
-        this.waiting.shift()?.();
+        this.giveSlot();
       }
       if (turn) return;
       await gate?.wait();
     }
+  }
+
+  private async takeSlot(): Promise<void> {
+    if (this.running < this.limit) {
+      this.running++;
+      return;
+    }
+    // Handed over by giveSlot: the count stays, so no one can slip in between.
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private giveSlot(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
   }
 }
