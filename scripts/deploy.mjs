@@ -49,7 +49,20 @@ if (existsSync(target)) {
     );
 }
 const pnpmVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
-function deploy(name, folder) {
+/**
+ * pnpm deploy links the package's bins at the target taken relative to the workspace but resolved from
+ * the package's own folder, so a stray `node_modules/.bin` appears elsewhere (inside the repository when
+ * the target is outside it). The first folder of that path that did not exist before is removed after.
+ */
+function strayBinFolder(packageFolder, folder) {
+  let stray = resolve(packageFolder, relative(root, folder));
+  if (stray === folder || within(folder, stray) || existsSync(stray)) return undefined;
+  while (!existsSync(dirname(stray))) stray = dirname(stray);
+  return stray;
+}
+
+function deploy(name, folder, packageFolder) {
+  const stray = strayBinFolder(packageFolder, folder);
   const result = spawnSync(
     'npx',
     ['--yes', `pnpm@${pnpmVersion}`, '--filter', name, 'deploy', '--prod', '--legacy', folder],
@@ -62,6 +75,7 @@ function deploy(name, folder) {
     process.stderr.write(`deploying ${name} failed\n`);
     process.exit(1);
   }
+  if (stray) rmSync(stray, { recursive: true, force: true });
 }
 
 const builtOk = ['apps/slack-bot', 'mcp_servers/weather', 'mcp_servers/knowledge'].every((folder) =>
@@ -73,7 +87,7 @@ if (!builtOk) {
 }
 // Only an empty folder or an earlier deploy (checked above) is replaced.
 rmSync(target, { recursive: true, force: true });
-deploy('@ai-assistant/slack-bot', target);
+deploy('@ai-assistant/slack-bot', target, join(root, 'apps', 'slack-bot'));
 writeFileSync(
   join(target, marker),
   'Written by pnpm deploy-bot: this folder may be replaced by the next deploy.\n',
@@ -84,7 +98,7 @@ for (const [name, entry] of Object.entries(config.mcpServers)) {
   if (!local) continue; // a server started another way (npx, a URL) needs nothing here
   const folder = local.split('/')[2];
   const manifest = JSON.parse(readFileSync(join(root, 'mcp_servers', folder, 'package.json'), 'utf8'));
-  deploy(manifest.name, join(target, 'mcp_servers', folder));
+  deploy(manifest.name, join(target, 'mcp_servers', folder), join(root, 'mcp_servers', folder));
   process.stderr.write(`included MCP server ${name} (${manifest.name})\n`);
 }
 mkdirSync(join(target, 'config'), { recursive: true });

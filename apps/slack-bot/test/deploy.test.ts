@@ -48,11 +48,16 @@ describe('the deploy folder (what the Docker image contains)', () => {
     mkdirSync(join(scratch, 'built'));
     writeFileSync(join(scratch, 'built', '.ai-assistant-deploy'), '');
     writeFileSync(join(scratch, 'built', 'stale.txt'), 'from the last deploy');
+    const before = ['.', 'apps', 'mcp_servers'].map((folder) => readdirSync(join(repoRoot, folder)).sort());
     execFileSync(process.execPath, [join(repoRoot, 'scripts', 'deploy.mjs'), join(scratch, 'built')], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 240_000,
     });
+    // Nothing was written into the repository (pnpm deploy's stray bin folder is removed).
+    expect(['.', 'apps', 'mcp_servers'].map((folder) => readdirSync(join(repoRoot, folder)).sort())).toEqual(
+      before,
+    );
     // Moved elsewhere, as `COPY --from=build` does: nothing may point back into the repository.
     const app = join(scratch, 'moved', 'app');
     cpSync(join(scratch, 'built'), app, { recursive: true, verbatimSymlinks: true });
