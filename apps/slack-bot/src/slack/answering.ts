@@ -46,7 +46,7 @@ export class Answering {
     const turn = this.options.claims?.turn(question, this.shutdown.signal);
     const key = turn ? `${thread}:${question.messageTs}` : thread;
     const waiting = queue.wouldWait(thread);
-    const placeholder =
+    const postPlaceholder = (queued: boolean): Promise<string | undefined> =>
       question.surface === 'assistant'
         ? // The assistant pane shows a status instead of a placeholder message.
           assistantStatus(
@@ -54,13 +54,13 @@ export class Answering {
             logger,
             question.channel,
             question.threadTs,
-            waiting ? '順番待ちです…' : '考えています…',
+            queued ? '順番待ちです…' : '考えています…',
           ).then(() => undefined)
         : client.chat
             .postMessage({
               channel: question.channel,
               thread_ts: question.threadTs,
-              text: waiting ? waitingText : thinkingText,
+              text: queued ? waitingText : thinkingText,
             })
             .then(
               (posted) => posted.ts,
@@ -72,10 +72,14 @@ export class Answering {
                 return undefined;
               },
             );
+    // One replica: the placeholder is posted now, in arrival order. Across replicas it is posted when the
+    // thread's turn comes: placeholders posted on arrival by two replicas could sit in the thread in
+    // another order than the answers ran, and each answer replaces its own placeholder.
+    const placeholder = turn && question.surface !== 'assistant' ? undefined : postPlaceholder(waiting);
     return queue.push(
       key,
       async (slot) => {
-        const placeholderTs = await placeholder;
+        const placeholderTs = placeholder ? await placeholder : await postPlaceholder(false);
         const deadline = new Deadline(this.options.answerTimeoutMs);
         const signal = AbortSignal.any([this.shutdown.signal, deadline.signal]);
         const asker = question.user;
