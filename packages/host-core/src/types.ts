@@ -39,6 +39,11 @@ export interface ToolCall {
    * the chat loop answers the call with this as an error the model can correct.
    */
   argumentsError?: string;
+  /**
+   * What the vendor attached to the call that must go back with it, unchanged, when the conversation
+   * continues (Gemini's `extra_content` with its thought signature). Opaque to everyone but its provider.
+   */
+  vendorData?: Record<string, unknown>;
 }
 
 /** The outcome of one tool call, as the model will read it. */

@@ -13,7 +13,7 @@ export class ProviderConfigError extends Error {
 export const defaultModels = {
   openai: 'gpt-5.5',
   anthropic: 'claude-sonnet-5-5',
-  gemini: 'gemini-2.5-flash',
+  gemini: 'gemini-3.8-flash',
   'openai-compatible': 'local-model',
 } as const;
 

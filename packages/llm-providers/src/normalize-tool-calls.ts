@@ -8,6 +8,8 @@ export interface RawToolCall {
   id?: unknown;
   name?: unknown;
   arguments?: unknown;
+  /** Fields the vendor attached that must be sent back with the call (kept only when an object). */
+  vendorData?: unknown;
 }
 
 function parseArguments(raw: unknown): { arguments: Record<string, unknown>; argumentsError?: string } {
@@ -38,6 +40,10 @@ export function normalizeToolCalls(raw: RawToolCall[]): ToolCall[] {
         typeof call.id === 'string' && call.id.trim() !== '' ? call.id : `call_${randomUUID().slice(0, 12)}`;
       if (seen.has(id)) id = `${id}_${randomUUID().slice(0, 8)}`;
       seen.add(id);
-      return { id, name: call.name as string, ...parseArguments(call.arguments) };
+      const vendorData =
+        call.vendorData && typeof call.vendorData === 'object' && !Array.isArray(call.vendorData)
+          ? { vendorData: call.vendorData as Record<string, unknown> }
+          : {};
+      return { id, name: call.name as string, ...parseArguments(call.arguments), ...vendorData };
     });
 }

@@ -572,3 +572,58 @@ describe('hardening 12: never more tools than the vendor accepts', () => {
     expect(sent.map((tool) => tool.function.name)).toEqual(many.slice(0, 5).map((tool) => tool.name));
   });
 });
+
+describe('Gemini 3 thought signatures (Google’s OpenAI-compatible endpoint)', () => {
+  const gemini = () =>
+    new OpenAICompatibleProvider({
+      model: 'gemini-3.8-flash',
+      apiKey: 'gemini-test-key-123456',
+      baseURL: vendor.baseURL,
+      maxRetries: 0,
+    });
+  const signed = 'Q2lRQnFkMTBHZW1pbmkzVGhvdWdodFNpZ25hdHVyZUZvclRlc3RzMDAx';
+
+  it('the signature of a call goes back with it in the next request (before: dropped, and Google answered 400)', async () => {
+    vendor.reply(
+      { json: fixtureJson('compatible/gemini-3-tool-call-thought-signature.json') },
+      { json: fixtureJson('openai/chat-text.json') },
+    );
+    const provider = gemini();
+    const first = await provider.completeWithTools(question, [weatherTool]);
+    expect(first.toolCalls.map((call) => call.vendorData)).toEqual([
+      { extra_content: { google: { thought_signature: signed } } },
+      undefined,
+    ]);
+    const next: Message[] = [
+      ...question,
+      { role: 'assistant', content: '', toolCalls: first.toolCalls },
+      ...first.toolCalls.map((call) => ({
+        role: 'tool' as const,
+        toolCallId: call.id,
+        content: '晴れ',
+        isError: false,
+      })),
+    ];
+    const second = await provider.completeWithTools(next, [weatherTool]);
+    expect(second.content.length).toBeGreaterThan(0);
+    const sent = vendor.requests.at(-1)?.body.messages as Array<{
+      tool_calls?: Array<Record<string, unknown>>;
+    }>;
+    expect(sent.find((message) => message.tool_calls)?.tool_calls?.[0]?.extra_content).toEqual({
+      google: { thought_signature: signed },
+    });
+  });
+
+  it('streamed calls keep theirs; a history without it is refused as Google refuses it', async () => {
+    vendor.reply({ sse: fixtureText('compatible/gemini-3-tool-call-thought-signature.stream.sse') });
+    const streamed = await gemini().completeWithTools(question, [weatherTool], { onTextDelta: () => {} });
+    expect(streamed.toolCalls[0]?.vendorData).toEqual({
+      extra_content: { google: { thought_signature: 'Q2lRQnFkMTBHZW1pbmkzU3RyZWFtZWRTaWduYXR1cmUwMDI=' } },
+    });
+    // What an adapter that drops the signature sends: the fake answers like Google.
+    vendor.reply({ json: fixtureJson('openai/chat-text.json') });
+    await expect(gemini().completeWithTools(afterTools, [weatherTool])).rejects.toThrow(
+      /missing a thought_signature/,
+    );
+  });
+});

@@ -56,6 +56,37 @@ function openAIRules(body: Json): FakeReply | undefined {
   return undefined;
 }
 
+/**
+ * Google's OpenAI-compatible endpoint for Gemini 3: in the current turn (after the last user message),
+ * the first function call of each model step must come back with the `extra_content.google.thought_signature`
+ * the model sent with it, or the request fails with INVALID_ARGUMENT.
+ */
+function geminiRules(body: Json): FakeReply | undefined {
+  if (!/^gemini-3/.test(String(body.model ?? ''))) return undefined;
+  const messages = (body.messages ?? []) as Json[];
+  const lastUser = messages.map((message) => message.role).lastIndexOf('user');
+  for (const [index, message] of messages.entries()) {
+    if (index < lastUser || message.role !== 'assistant') continue;
+    const first = ((message.tool_calls ?? []) as Json[])[0];
+    if (!first) continue;
+    const google = ((first.extra_content ?? {}) as Json).google as Json | undefined;
+    if (typeof google?.thought_signature !== 'string' || google.thought_signature === '')
+      return {
+        status: 400,
+        json: [
+          {
+            error: {
+              code: 400,
+              message: `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${String((first.function as Json | undefined)?.name)}\` , position ${index}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+              status: 'INVALID_ARGUMENT',
+            },
+          },
+        ],
+      };
+  }
+  return undefined;
+}
+
 /** The rules Anthropic's Messages endpoint enforces that our adapters could break. */
 function anthropicRules(body: Json): FakeReply | undefined {
   if (typeof body.max_tokens !== 'number') return anthropicError('max_tokens: Field required');
@@ -96,6 +127,6 @@ function anthropicRules(body: Json): FakeReply | undefined {
 /** A 400 in the vendor's own shape when a request breaks a rule of the endpoint it was sent to. */
 export function checkVendorRules(path: string, body: Json): FakeReply | undefined {
   if (/\/messages(\?|$)/.test(path)) return anthropicRules(body);
-  if (/\/chat\/completions(\?|$)/.test(path)) return openAIRules(body);
+  if (/\/chat\/completions(\?|$)/.test(path)) return openAIRules(body) ?? geminiRules(body);
   return undefined;
 }

@@ -96,7 +96,11 @@ interface RawCompletion {
     finish_reason?: unknown;
     message?: {
       content?: unknown;
-      tool_calls?: Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>;
+      tool_calls?: Array<{
+        id?: unknown;
+        function?: { name?: unknown; arguments?: unknown };
+        extra_content?: unknown;
+      }>;
     };
   }>;
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
@@ -114,6 +118,7 @@ export function fromOpenAIResponse(body: unknown, options: OpenAIResponseOptions
         id: call.id,
         name: call.function?.name,
         arguments: call.function?.arguments,
+        ...(call.extra_content !== undefined ? { vendorData: { extra_content: call.extra_content } } : {}),
       })),
       finishReason: choice?.finish_reason,
       model: typeof completion.model === 'string' ? completion.model : '',

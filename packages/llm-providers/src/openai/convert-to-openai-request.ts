@@ -19,6 +19,10 @@ function toOpenAIMessage(message: Message): ChatCompletionMessageParam {
                 id: call.id,
                 type: 'function' as const,
                 function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+                // Gemini 3 refuses a continued conversation whose calls lost their thought signature.
+                ...(call.vendorData?.extra_content !== undefined
+                  ? { extra_content: call.vendorData.extra_content }
+                  : {}),
               })),
             }
           : {}),

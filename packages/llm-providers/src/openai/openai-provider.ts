@@ -42,6 +42,31 @@ export interface OpenAIProviderOptions {
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/**
+ * Google's OpenAI-compatible endpoint answers an error as a JSON array (`[{ "error": { … } }]`), which the
+ * SDK reads as no body at all ("400 status code (no body)"): such a body is handed on as its one object,
+ * so the vendor's own message reaches the error. Every other response passes untouched.
+ */
+function readableErrors(fetcher: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await fetcher(input, init);
+    if (response.ok || !(response.headers.get('content-type') ?? '').includes('json')) return response;
+    const text = await response.text();
+    let body = text;
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (Array.isArray(parsed) && parsed.length === 1 && parsed[0] && typeof parsed[0] === 'object')
+        body = JSON.stringify(parsed[0]);
+    } catch {
+      // not JSON after all: handed on as it came
+    }
+    const headers = new Headers(response.headers);
+    headers.delete('content-length');
+    headers.delete('content-encoding');
+    return new Response(body, { status: response.status, statusText: response.statusText, headers });
+  };
+}
+
 /** OpenAI Chat Completions with function calling, on the official `openai` SDK. */
 export class OpenAIProvider implements LLMProvider {
   readonly name: ProviderName = 'openai';
@@ -60,7 +85,7 @@ export class OpenAIProvider implements LLMProvider {
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: readableErrors(options.fetch ?? globalThis.fetch),
       logLevel: 'off',
     });
   }

@@ -15,6 +15,8 @@ interface RawChunk {
         index?: number;
         id?: unknown;
         function?: { name?: unknown; arguments?: unknown };
+        /** Gemini: the call's thought signature, to be sent back with it. */
+        extra_content?: unknown;
       }>;
     };
   }>;
@@ -76,6 +78,7 @@ export async function collectOpenAIStream(
       if (typeof fragment.id === 'string' && fragment.id) call.id = fragment.id;
       if (typeof fragment.function?.name === 'string' && fragment.function.name)
         call.name = fragment.function.name;
+      if (fragment.extra_content !== undefined) call.vendorData = { extra_content: fragment.extra_content };
       const piece = fragment.function?.arguments;
       if (typeof piece === 'string')
         call.arguments = `${typeof call.arguments === 'string' ? call.arguments : ''}${piece}`;
