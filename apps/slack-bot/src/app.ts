@@ -125,7 +125,8 @@ export function createSlackBot({
     approvals,
     claims,
     tools: (question) => people.toolsFor(question),
-    onCredentialNeeded: (question, server) => void offerConnect(app.client, question, server, logger),
+    onCredentialNeeded: (question, server, refused) =>
+      void offerConnect(question.client ?? app.client, question, server, logger, refused),
   });
   const accept = (question: Parameters<Answering['accept']>[0]) => answering.accept(question);
   registerListeners(app, {

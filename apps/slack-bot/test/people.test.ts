@@ -105,6 +105,30 @@ describe('people and their credentials, in Slack', () => {
     expect(await harness.store?.listCredentials('T0001', 'U_MALLORY')).toEqual([]);
   });
 
+  it('a token the server refuses (expired, revoked): the model is told so, and the person gets a Reconnect button', async () => {
+    harness.slack.setPerson('U_DAVE', { team: 'T0001' });
+    const daveToken = tokenOf('dave');
+    expect((await connect('U_DAVE', daveToken)).ack).toMatchObject({ response_action: 'update' });
+    tickets.revoke(daveToken);
+    const { ts } = await harness.slack.mention('C0REVOKED', 'チケットを見せて', { user: 'U_DAVE' });
+    const offer = await waitFor(() =>
+      harness.slack.callsOf('chat.postEphemeral').find((call) => call.args.user === 'U_DAVE'),
+    );
+    // Before: the model read "HTTP 401 …" and the person got nothing to press.
+    expect(String(offer.args.text)).toContain('`tickets` refused your token');
+    expect(JSON.stringify(offer.args.blocks)).toContain('Reconnect tickets');
+    expect(JSON.stringify(offer.args.blocks)).toContain('"action_id":"credential_connect"');
+    await finalAnswer('C0REVOKED', ts);
+    const toolResult = harness.llm.requests
+      .flatMap((request) => request.body.messages as Array<{ role: string; content: string }>)
+      .find((message) => message.role === 'tool' && message.content.includes('refused'));
+    expect(toolResult?.content).toContain(
+      'the "tickets" server refused the user\'s own credential (HTTP 401)',
+    );
+    expect(toolResult?.content).toContain('/assistant connect tickets');
+    expect(JSON.stringify(harness.slack.calls)).not.toContain(daveToken);
+  });
+
   it('a person without a credential: the turn goes on, and they alone get a Connect button that opens the same modal', async () => {
     const { ts } = await mentionBot(harness, 'C0PEOPLE', 'チケットを見せて', undefined);
     void ts;
@@ -117,7 +141,7 @@ describe('people and their credentials, in Slack', () => {
     // The model read that the person must connect, with the command to do it.
     const toolResult = harness.llm.requests
       .flatMap((request) => request.body.messages as Array<{ role: string; content: string }>)
-      .find((message) => message.role === 'tool' && message.content.includes('tickets'));
+      .find((message) => message.role === 'tool' && message.content.includes('needs the user'));
     expect(toolResult?.content).toContain('needs the user\'s own credential for the "tickets" server');
     expect(toolResult?.content).toContain('/assistant connect tickets');
     expect(answer?.text).toContain('結果:');

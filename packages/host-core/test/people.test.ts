@@ -89,6 +89,25 @@ describe('people and their credentials', () => {
     expect(JSON.stringify(logger.lines)).not.toContain(aliceSecret);
   });
 
+  it('a credential the server refuses (expired, revoked): the model is told so and the person is asked to connect again (hardening 27, also)', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: { tickets: { url: shared.url, headers: { Authorization: 'Bearer ${token}' } } },
+      }),
+      'mcp_servers.json',
+      {},
+    );
+    const manager = await pool.connect(servers, { env: {} });
+    const expired = tokenOf('erin');
+    shared.revoke(expired);
+    const erin = await manager.forPerson(person('T1', 'U_ERIN', { tickets: expired }));
+    // Before: an McpToolExecutionError "HTTP 401 …" and nothing more.
+    const failure = await erin.callTool('mcp__tickets__whoami', {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(McpToolCredentialsError);
+    expect((failure as McpToolCredentialsError).refused).toBe(401);
+    expect((failure as Error).message).not.toContain(expired);
+  });
+
   it('a credential of workspace A is never used in workspace B', async () => {
     const servers = parseMcpConfig(
       JSON.stringify({

@@ -13,6 +13,8 @@ export interface TokenServer {
   url: string;
   /** Each `whoami` call, with the owner of the token it carried. */
   calls: Array<{ owner: string | undefined }>;
+  /** From now on the token is refused with 401, as a server does with an expired or revoked one. */
+  revoke(token: string): void;
   close(): void;
 }
 
@@ -23,6 +25,7 @@ export interface TokenServer {
  */
 export async function startTokenServer(options: { requireToken?: boolean } = {}): Promise<TokenServer> {
   const calls: TokenServer['calls'] = [];
+  const revoked = new Set<string>();
   const server = await startStatelessServer(
     (mcp, request) => {
       const owner = ownerOf(request.headers.authorization);
@@ -43,12 +46,14 @@ export async function startTokenServer(options: { requireToken?: boolean } = {})
         );
     },
     (request, response) => {
-      if (!options.requireToken || ownerOf(request.headers.authorization)) return true;
+      const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      const refused = bearer !== undefined && revoked.has(bearer);
+      if (!refused && (!options.requireToken || ownerOf(request.headers.authorization))) return true;
       response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return false;
     },
   );
-  return { ...server, calls };
+  return { ...server, calls, revoke: (token) => void revoked.add(token) };
 }
 
 /**

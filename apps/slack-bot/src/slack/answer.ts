@@ -59,7 +59,8 @@ export interface AnswerDependencies {
   /** The asker's tools for this turn (their workspace's servers, their own credentials). */
   tools?: (question: Question) => Promise<ToolHost | undefined>;
   /** A tool needed the asker's own credential for `server`: offer them a way to connect it. */
-  onCredentialNeeded?: (question: Question, server: string) => void;
+  /** The asker must connect `server` (`refused`: again, their credential was refused). */
+  onCredentialNeeded?: (question: Question, server: string, refused: boolean) => void;
 }
 
 /** The Slack error code of a failed Web API call (`channel_not_found`, `ratelimited`, …). */
@@ -193,7 +194,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
           progress.status(toolStatus(event));
         } else if (event.type === 'credential_needed' && !offered.has(event.server)) {
           offered.add(event.server);
-          dependencies.onCredentialNeeded?.(question, event.server);
+          dependencies.onCredentialNeeded?.(question, event.server, event.refused === true);
         } else if (event.type === 'text_delta') {
           // Streamed text reaches Slack as Markdown: escaped, so it cannot ping, and with every link's
           // text honest about its target.

@@ -162,21 +162,24 @@ export async function offerConnect(
   question: Question,
   server: string,
   logger: Logger,
+  /** Their token was sent and refused (expired, revoked): they connect again. */
+  refused = false,
 ): Promise<void> {
   if (!question.user) return;
+  const name = `\`${escapeSlackText(server)}\``;
+  const line = refused
+    ? `${name} refused your token: it may have expired or been revoked. Connect it again, then ask again.`
+    : `${name} needs your own token. Connect it, then ask again.`;
   try {
     await client.chat.postEphemeral({
       channel: question.channel,
       user: question.user,
       thread_ts: question.threadTs,
-      text: `\`${escapeSlackText(server)}\` needs your own token. Connect it, then ask again.`,
+      text: line,
       blocks: [
         {
           type: 'section',
-          text: {
-            type: 'mrkdwn',
-            text: `🔑 \`${escapeSlackText(server)}\` needs your own token. Connect it, then ask again.`,
-          },
+          text: { type: 'mrkdwn', text: `🔑 ${line}` },
         },
         {
           type: 'actions',
@@ -185,7 +188,10 @@ export async function offerConnect(
             {
               type: 'button',
               action_id: credentialActions.connectButton,
-              text: { type: 'plain_text', text: `Connect ${server}`.slice(0, 75) },
+              text: {
+                type: 'plain_text',
+                text: `${refused ? 'Reconnect' : 'Connect'} ${server}`.slice(0, 75),
+              },
               value: server,
               style: 'primary',
             },

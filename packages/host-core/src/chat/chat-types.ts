@@ -27,8 +27,11 @@ export type ChatEvent =
       durationMs: number;
     }
   | { type: 'text_delta'; text: string }
-  /** A tool needed the person's own credential for `server`, which they have not connected. */
-  | { type: 'credential_needed'; server: string; name: string };
+  /**
+   * A tool needed the person's own credential for `server`: they have not connected one, or (`refused`)
+   * the server refused the one they connected (expired, revoked).
+   */
+  | { type: 'credential_needed'; server: string; name: string; refused?: boolean };
 
 /** One tool call of a turn, for logs and progress display. */
 export interface TraceEntry {

@@ -267,8 +267,12 @@ export class TurnTools {
     }
     if (error instanceof McpToolCredentialsError) {
       if (error.placeholders.includes('token')) {
-        this.emit({ type: 'credential_needed', server: error.server, name });
         const hint = this.host.credentialHint?.(error.server);
+        if (error.refused) {
+          this.emit({ type: 'credential_needed', server: error.server, name, refused: true });
+          return `Error: the "${error.server}" server refused the user's own credential (HTTP ${error.refused}): it has probably expired or been revoked. Tell the user to connect it again${hint ? ` (${hint})` : ''} and then ask again.`;
+        }
+        this.emit({ type: 'credential_needed', server: error.server, name });
         return `Error: ${name} needs the user's own credential for the "${error.server}" server, and they have not connected one. Tell the user to connect it${hint ? ` (${hint})` : ''} and then ask again.`;
       }
       return `Error: ${name} needs credentials that were not supplied (${error.placeholders.join(', ')}). Tell the user this tool needs their credentials to be set up.`;

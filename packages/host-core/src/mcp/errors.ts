@@ -79,10 +79,14 @@ export class McpToolCredentialsError extends McpToolError {
     readonly server: string,
     /** The placeholder names (never their values). */
     readonly placeholders: string[],
+    /** Set when the credential was sent and the server refused it (its HTTP status: 401 or 403). */
+    readonly refused?: number,
   ) {
     super(
       'MISSING_CREDENTIALS',
-      `${requestName(toolName)} of server "${server}" needs credentials that were not supplied: ${placeholders.map((name) => `\${${name}}`).join(', ')}`,
+      refused
+        ? `${requestName(toolName)} of server "${server}" was refused with the person's credential (HTTP ${refused}): it may have expired or been revoked`
+        : `${requestName(toolName)} of server "${server}" needs credentials that were not supplied: ${placeholders.map((name) => `\${${name}}`).join(', ')}`,
     );
   }
 }

@@ -28,6 +28,8 @@ export interface FailedRequest {
   timeoutMs: number;
   signal?: AbortSignal;
   redact: (text: string) => string;
+  /** The request carried the asking person's own credential (`${token}`). */
+  personal?: boolean;
 }
 
 /** The one mapping from SDK, transport and local errors to the `McpTool*Error` types (text redacted). */
@@ -40,6 +42,10 @@ export function toRequestError(error: unknown, request: FailedRequest): Error {
   if (timedOut) return new McpToolTimeoutError(what, server, request.timeoutMs, { cause: error });
   if (error instanceof MissingCredentialsError)
     return new McpToolCredentialsError(what, server, error.placeholders);
+  // A server that refuses the person's own credential: it expired or was revoked, and they can fix it.
+  const status = (error as { code?: unknown } | undefined)?.code;
+  if (request.personal && (status === 401 || status === 403))
+    return new McpToolCredentialsError(what, server, ['token'], status);
   return new McpToolExecutionError(what, server, request.redact(describeError(error)), { cause: error });
 }
 

@@ -56,6 +56,7 @@ export async function runRequest<T>(
     timeoutMs,
     signal: options.signal,
     redact: (text: string) => host.redactor.redact(text, secrets),
+    personal: config.personalCredential === true && tokens.token !== undefined,
   };
   try {
     if (connection.kind === 'mcp') {
