@@ -1,4 +1,4 @@
-import { botUserId } from '@ai-assistant/test-kit';
+import { botUserId, completion } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stripMention } from '../src/slack/thread-history.js';
 import {
@@ -48,6 +48,37 @@ describe('the model’s time is bounded', () => {
     await waitFor(() =>
       h.slack.thread('CH9', ninth.ts).some((message) => /時間内|エラー|AI サービス/.test(message.text)),
     );
+  }, 30_000);
+
+  it('ac18 a slow tool loop near its deadline still ends in a text answer: no new tools, tool choice "none"', async () => {
+    // Each model call takes 600 ms and always asks for the weather again; the answer has 6 s. Before,
+    // the loop ran until the deadline aborted it: "時間内に回答できませんでした".
+    harness = await startHarness({ env: { ANSWER_TIMEOUT_MS: '6000' } });
+    const h = harness;
+    h.llm.respondWith(async (request) => {
+      await new Promise((done) => setTimeout(done, 600));
+      if (request.body.tool_choice === 'none')
+        return completion(request, {
+          text: 'ここまでの結果では東京は晴れです（全部は確かめられませんでした）',
+        });
+      return completion(request, {
+        toolCall: { name: 'mcp__weather__get_weather', arguments: { location: '東京' } },
+      });
+    });
+    const { ts } = await mentionBot(h, 'C705', '東京の天気は？');
+    const answer = await waitFor(
+      () => h.slack.thread('C705', ts).find((message) => /ここまでの結果|時間内/.test(message.text)),
+      10_000,
+    );
+    expect(answer.text).toContain('ここまでの結果では東京は晴れです');
+    const last = h.llm.requests.at(-1)?.body as {
+      tool_choice?: unknown;
+      messages: Array<{ content: unknown }>;
+    };
+    expect(last.tool_choice).toBe('none');
+    expect(JSON.stringify(last.messages.at(-1)?.content)).toContain('almost up');
+    // Fewer rounds than the tool-call limit: it was the clock that ended them.
+    expect(h.llm.requests.length).toBeLessThan(10);
   }, 30_000);
 
   it('SIGTERM’s grace ends by aborting what still runs, with a word in the thread', async () => {

@@ -52,6 +52,8 @@ export interface AnswerDependencies {
   streaming: boolean;
   /** Aborts the answer: its deadline, or the app shutting down. */
   signal?: AbortSignal;
+  /** Fires when the answer's time is nearly up: no more tools, the answer from what is known. */
+  wrapUp?: AbortSignal;
   /** Whether an abort means the app is shutting down (else: the deadline passed). */
   shuttingDown?: () => boolean;
   /** Asks the asker to approve a tool call (absent: such calls are refused). */
@@ -188,6 +190,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       userMessage: question.text,
       streamText: dependencies.streaming,
       ...(dependencies.signal ? { signal: dependencies.signal } : {}),
+      ...(dependencies.wrapUp ? { wrapUp: dependencies.wrapUp } : {}),
       ...(dependencies.approve ? { approve: dependencies.approve } : {}),
       onEvent: (event) => {
         if (event.type === 'tool_start') {

@@ -115,6 +115,7 @@ export class Answering {
               client,
               bot: question.bot ?? this.options.bot(),
               signal,
+              wrapUp: deadline.wrapUp,
               shuttingDown: () => this.shutdown.signal.aborted,
               ...(approve ? { approve } : {}),
             },
@@ -142,35 +143,48 @@ export class Answering {
 /** An answer's deadline, paused while a person is asked for approval (their time is not the model's). */
 class Deadline {
   private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly wrapUpController = new AbortController();
+  private timers: NodeJS.Timeout[] = [];
   private left: number;
   private started = Date.now();
   private paused = 0;
+  /** Kept for the last model call: a quarter of the time, at most 30 s. */
+  private readonly reserve: number;
 
   constructor(ms: number) {
     this.left = ms;
+    this.reserve = Math.min(30_000, Math.floor(ms / 4));
     this.resume();
   }
 
+  /** Fires at the deadline: whatever still runs is cancelled. */
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** Fires when only the reserve is left: no more tools, the answer from what is known. */
+  get wrapUp(): AbortSignal {
+    return this.wrapUpController.signal;
   }
 
   /** Stops the clock (nested pauses count: parallel approvals). */
   pause(): void {
     if (this.paused++ > 0) return;
-    clearTimeout(this.timer);
+    this.clear();
     this.left -= Date.now() - this.started;
   }
 
   resume(): void {
     if (this.paused > 0 && --this.paused > 0) return;
     this.started = Date.now();
-    this.timer = setTimeout(() => this.controller.abort(), Math.max(0, this.left));
-    this.timer.unref();
+    this.timers = [
+      setTimeout(() => this.wrapUpController.abort(), Math.max(0, this.left - this.reserve)),
+      setTimeout(() => this.controller.abort(), Math.max(0, this.left)),
+    ];
+    for (const timer of this.timers) timer.unref();
   }
 
   clear(): void {
-    clearTimeout(this.timer);
+    for (const timer of this.timers) clearTimeout(timer);
   }
 }

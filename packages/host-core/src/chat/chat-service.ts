@@ -36,6 +36,10 @@ export const defaultSystemPrompt = [
   'When a tool fails, say so plainly and answer with what you know. Keep answers concise.',
 ].join('\n');
 
+const timeMessage =
+  'The time for this answer is almost up, so no more tools can be used. Answer now with the information ' +
+  'gathered so far, and say briefly if something could not be looked up.';
+
 function limitMessage(limit: number): string {
   return (
     `The tool-call limit for this answer (${limit} rounds) has been reached, so no more tools can be used. ` +
@@ -136,7 +140,11 @@ export class ChatService {
     ];
     const trace = turn.trace;
 
+    let rounds = 0;
     for (let round = 1; round <= this.maxIterations; round++) {
+      // The answer's time is nearly up: no new round of tools, the answer from what is known.
+      if (input.wrapUp?.aborted) break;
+      rounds = round;
       const response = await abortable(
         this.provider.completeWithTools(messages, tools, completionOptions),
         signal,
@@ -149,14 +157,18 @@ export class ChatService {
     }
 
     // A model that keeps calling tools forever is a bug; end with a plain answer from what we have.
-    this.logger.warn({ rounds: this.maxIterations, calls: trace.length }, 'tool-call limit reached');
-    messages.push({ role: 'user', content: limitMessage(this.maxIterations) });
+    const outOfTime = rounds < this.maxIterations;
+    this.logger.warn(
+      { rounds, calls: trace.length },
+      outOfTime ? 'answer time nearly up; asking for the answer' : 'tool-call limit reached',
+    );
+    messages.push({ role: 'user', content: outOfTime ? timeMessage : limitMessage(this.maxIterations) });
     // The history holds tool calls, so the tools go along (Anthropic refuses tool blocks without them),
     // with tool choice "none"; a call the model makes anyway is ignored.
     const final = await abortable(
       this.provider.completeWithTools(messages, tools, { ...completionOptions, toolChoice: 'none' }),
       signal,
     );
-    return finish(final.content, trace, this.maxIterations, true);
+    return finish(final.content, trace, rounds, true);
   }
 }

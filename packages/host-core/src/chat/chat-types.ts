@@ -56,6 +56,12 @@ export interface RespondInput {
    */
   autoContextQuery?: string;
   signal?: AbortSignal;
+  /**
+   * Fires when the answer's time is nearly up: the loop starts no new round of tools and asks the model
+   * for its answer from what it has, with tool choice "none" (as at the tool-call limit). `signal`
+   * still cancels a model that does not answer at all.
+   */
+  wrapUp?: AbortSignal;
   onEvent?: (event: ChatEvent) => void;
   /** Stream the answer: the provider streams and `onEvent` receives `text_delta` events. */
   streamText?: boolean;
