@@ -22,11 +22,13 @@ function derivedForms(value: string): string[] {
   if (credential) forms.push(credential);
   for (const form of [...forms]) {
     forms.push(encodeURIComponent(form));
+    // As it appears quoted in JSON or a log line (escaped quotes, backslashes, control characters).
+    forms.push(JSON.stringify(form).slice(1, -1));
     // HTTP Basic sends base64("user:password"); a server quoting the header back must not leak it.
     forms.push(Buffer.from(form, 'utf8').toString('base64'));
     forms.push(Buffer.from(form, 'utf8').toString('base64').replace(/=+$/, ''));
   }
-  return forms.filter((form) => form.length >= minimumLength);
+  return [...new Set(forms)].filter((form) => form.length >= minimumLength);
 }
 
 /**

@@ -377,3 +377,15 @@ describe('calculate cannot be made to overflow the stack', () => {
     },
   );
 });
+
+describe('hardening 27.14: escaped forms of a secret', () => {
+  it('a secret with quotes, a backslash or a tab is redacted as JSON or a log line quotes it', () => {
+    const secret = 'pa"ss\\wo\trd-123';
+    const redactor = new Redactor([]);
+    redactor.pin([secret]);
+    expect(redactor.redact(`body: ${JSON.stringify({ token: secret })}`)).toBe(
+      'body: {"token":"[REDACTED]"}',
+    );
+    expect(redactor.redact(`raw ${secret}`)).toBe('raw [REDACTED]');
+  });
+});
