@@ -23,6 +23,8 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** Live sessions at most; a new one beyond that closes the least recently used (default 1000). */
   maxSessions?: number;
+  /** The clock idleness is measured by (tests); default `Date.now`. */
+  now?: () => number;
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -68,16 +70,17 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 1000;
+  const now = options.now ?? Date.now;
   const touch = (id: string) => {
     const session = sessions.get(id);
     if (!session) return undefined;
     sessions.delete(id);
-    session.lastUsed = Date.now();
+    session.lastUsed = now();
     sessions.set(id, session);
     return session.transport;
   };
   const expire = () => {
-    const cutoff = Date.now() - idleMs;
+    const cutoff = now() - idleMs;
     for (const [id, session] of sessions) {
       if (session.lastUsed > cutoff) break; // the rest were used more recently
       options.logger.info('session expired', { session: id });
@@ -127,7 +130,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, lastUsed: Date.now() });
+        sessions.set(id, { transport, lastUsed: now() });
         if (sessions.size > maxSessions) {
           const [oldest, session] = sessions.entries().next().value as [
             string,
