@@ -95,6 +95,42 @@ describe('with the real weather server', () => {
   });
 });
 
+describe('what servers tell the model about themselves (issue 26: instructions)', () => {
+  it('the instructions a server gives at initialize follow its system_instruction; server_instructions: false leaves them out', async () => {
+    const mcp = manager();
+    await mcp.connect([
+      nodeServer('everything', everythingEntry, ['stdio']),
+      nodeServer('told', echo, ['--instructions', 'Call echo with the exact words to repeat.'], {
+        systemInstruction: 'Echo is here.',
+      }),
+      nodeServer('quiet', echo, ['--name', 'quiet', '--instructions', 'Never shown.'], {
+        serverInstructions: false,
+      }),
+    ]);
+    const instructions = mcp.systemInstructions();
+    // Before: only the configured line; what the servers said was dropped.
+    expect(instructions).toContain('Echo is here.');
+    expect(instructions.indexOf('Call echo with the exact words to repeat.')).toBe(
+      instructions.indexOf('Echo is here.') + 1,
+    );
+    expect(instructions.some((text) => /everything/i.test(text))).toBe(true);
+    expect(instructions).not.toContain('Never shown.');
+  });
+
+  it('a server that failed at start-up is named unavailable, and its system_instruction is left out', async () => {
+    const mcp = manager();
+    await mcp.connect([
+      nodeServer('echo', echo),
+      nodeServer('broken', echo, ['--crash-on-start'], {
+        systemInstruction: 'Use mcp__broken__echo for everything.',
+      }),
+    ]);
+    // Before: the prompt told the model to use a tool that does not exist, and named nothing unavailable.
+    expect(mcp.systemInstructions()).not.toContain('Use mcp__broken__echo for everything.');
+    expect(mcp.unavailableServers()).toEqual([{ server: 'broken', restarting: true }]);
+  });
+});
+
 describe('McpClientManager against real processes', () => {
   // A server that fails is retried under the default policy (restart: "on-failure"): it shows as restarting.
   it('ac7 skips a server that fails to start, logs why, and keeps the others working', async () => {

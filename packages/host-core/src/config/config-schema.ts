@@ -37,6 +37,7 @@ export const serverSchema = z.object({
   connection: z.enum(['shared', 'per_user']).optional(),
   credential_help: z.string().min(1).max(500).optional(),
   enabled_by_default: z.boolean().optional(),
+  server_instructions: z.boolean().optional(),
   tools: z
     .array(
       z.object({
@@ -78,6 +79,8 @@ export const expectations: Record<string, string> = {
   credential_help: 'a short text (1–500 characters): where a person creates the token this server needs',
   enabled_by_default:
     'true or false (whether a workspace has this server before an admin enables or disables it)',
+  server_instructions:
+    'true or false (whether the instructions the server gives at initialize join the system prompt; default true)',
   tools: 'an array of { "name", "description", "input_schema" } objects',
   openapi_spec: 'an OpenAPI 3.x document (an object) or the path of one (a string)',
   openapi_base_url: 'a non-empty string (an http:// or https:// URL)',
@@ -97,6 +100,7 @@ const fieldAliases: Record<string, string> = {
   autoContextTool: 'auto_context_tool',
   credentialHelp: 'credential_help',
   enabledByDefault: 'enabled_by_default',
+  serverInstructions: 'server_instructions',
 };
 const knownFields = Object.keys(serverSchema.shape);
 

@@ -167,6 +167,7 @@ export function parseMcpConfig(
       // Set from the finished entry's templates by `withPersonalCredential`.
       personalCredential: false,
       enabledByDefault: entry.enabled_by_default ?? true,
+      ...(entry.server_instructions === false ? { serverInstructions: false } : {}),
     };
     return withPersonalCredential(serverOf(entry, kind, common, where), path, where);
   });

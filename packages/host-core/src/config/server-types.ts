@@ -44,6 +44,8 @@ export interface CommonServerConfig {
   credentialHelp?: string;
   /** Whether a workspace has this server before an admin enables or disables it (default true). */
   enabledByDefault?: boolean;
+  /** Whether the `instructions` the server returns at initialize join the system prompt (default true). */
+  serverInstructions?: boolean;
   /**
    * Values filled from the environment (`${NAME}`) into this entry's command, args, env and url: the
    * host redacts them wherever they appear (a server's stderr, a failure reason, `/healthz`, logs).

@@ -151,11 +151,13 @@ export class McpClientManager {
     }));
   }
 
-  /** Servers whose tools are listed but cannot run now: restarting, or down for good. */
+  /**
+   * Servers that cannot run now: restarting, or down for good, including one that failed at start-up
+   * (its tools were never listed, and the model is told it is unavailable rather than left to guess).
+   */
   unavailableServers(): Array<{ server: string; restarting: boolean }> {
     return [...this.connections.values()]
       .filter((connection) => connection.state !== 'connected' && listedStates.has(connection.state))
-      .filter((connection) => visibleTools(connection).length > 0)
       .map((connection) => ({ server: connection.config.name, restarting: connection.state !== 'failed' }));
   }
 
@@ -283,14 +285,25 @@ export class McpClientManager {
     };
   }
 
-  /** The `system_instruction` of every listed shared server, by server. */
+  /**
+   * The `system_instruction` of every shared server whose tools are listed, then the instructions the
+   * server itself gave at initialize (unless `server_instructions: false`). A server that never
+   * connected has no tools to describe: it is named as unavailable instead.
+   */
   private instructions(): Array<{ server: string; text: string }> {
     return [...this.connections.values()]
-      .filter((connection) => listedStates.has(connection.state) && connection.config.systemInstruction)
-      .map((connection) => ({
-        server: connection.config.name,
-        text: connection.config.systemInstruction as string,
-      }));
+      .filter((connection) => listedStates.has(connection.state) && visibleTools(connection).length > 0)
+      .flatMap((connection) => {
+        const server = connection.config.name;
+        const own =
+          connection.config.serverInstructions !== false && connection.instructions
+            ? [{ server, text: this.redactor.redact(connection.instructions) }]
+            : [];
+        const configured = connection.config.systemInstruction
+          ? [{ server, text: connection.config.systemInstruction }]
+          : [];
+        return [...configured, ...own];
+      });
   }
 
   /** The configured `system_instruction` of every connected server. */

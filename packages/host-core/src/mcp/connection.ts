@@ -22,6 +22,8 @@ interface BaseConnection {
   prompts: Prompt[];
   /** Model-facing tool names, when not `mcp__<server>__<tool>` (the host's own tools). */
   toolName?: (tool: string) => string;
+  /** What the server said at initialize about how to use it (capped), when it said anything. */
+  instructions?: string;
 }
 
 /** A server spoken to over MCP: a child process (stdio) or a remote endpoint (Streamable HTTP, SSE). */
@@ -176,6 +178,9 @@ async function openMcp(connection: McpConnection, context: ConnectionContext): P
     await withTimeout(
       (async () => {
         await client.connect(transport);
+        const instructions = client.getInstructions()?.trim();
+        // A server's own words go into the system prompt: bounded, so one server cannot crowd it.
+        connection.instructions = instructions ? instructions.slice(0, 4000) : undefined;
         const pid = (transport as { pid?: number | null }).pid;
         if (pid) connection.pid = pid;
         connection.tools = (await listAll(client, 'tools')) as Tool[];
