@@ -124,7 +124,7 @@ export function createSlackBot({
     answerTimeoutMs: config.answerTimeoutMs,
     approvals,
     claims,
-    tools: (question) => people.toolsFor(question),
+    tools: (question) => people.viewFor(question),
     onCredentialNeeded: (question, server, refused) =>
       void offerConnect(question.client ?? app.client, question, server, logger, refused),
   });

@@ -140,9 +140,14 @@ export const mention = `<@${botUserId}>`;
 
 /** The bot's finished messages in a thread (placeholders still thinking or naming a tool excluded). */
 export function answers(harness: Harness, channel: string, threadTs: string) {
-  return harness.slack
-    .thread(channel, threadTs)
-    .filter((message) => message.user === botUserId && !/考えています|調べています/.test(message.text));
+  return (
+    harness.slack
+      .thread(channel, threadTs)
+      // Placeholders (thinking, looking up, waiting for the thread's turn) are not answers.
+      .filter(
+        (message) => message.user === botUserId && !/考えています|調べています|順番待ち/.test(message.text),
+      )
+  );
 }
 
 /** Waits until a thread holds `count` finished answers and returns them. */

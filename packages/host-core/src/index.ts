@@ -56,7 +56,7 @@ export { type Person, serverEnabled } from './mcp/person-view.js';
 export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
-export type { McpHost } from './mcp-host.js';
+export type { McpHost, McpView } from './mcp-host.js';
 export { environmentSecrets, Redactor } from './redaction.js';
 export type { ToolHost } from './tool-host.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';

@@ -12,6 +12,26 @@ import type { PersonKey } from './mcp/personal-pool.js';
 import type { ToolHost } from './tool-host.js';
 
 /**
+ * One person's view of MCP for one turn, slash command or pane: the loop's {@link ToolHost} plus the
+ * resources and prompts of their workspace's enabled servers only, read with their own credentials.
+ * A server the workspace disabled is reached by no path of it.
+ */
+export interface McpView extends ToolHost {
+  listResources(): ResourceEntry[];
+  listResourceTemplates(): ResourceTemplateEntry[];
+  /** Reads a resource of an enabled server (else fails as for an unknown server). */
+  readResource(server: string, uri: string, options?: CallToolOptions): Promise<ToolCallOutcome>;
+  listPrompts(): PromptEntry[];
+  /** Fills a prompt of an enabled server (else fails as for an unknown server). */
+  getPrompt(
+    server: string,
+    name: string,
+    args?: Record<string, string>,
+    options?: CallToolOptions,
+  ): Promise<FilledPrompt>;
+}
+
+/**
  * What an app (Slack, the terminal chat) uses of its MCP servers: the loop's {@link ToolHost} plus the
  * servers' state, resources and prompts, and shutting down. `McpClientManager` is one; apps depend on
  * this interface, never on the class.
@@ -31,8 +51,8 @@ export interface McpHost extends ToolHost {
     args?: Record<string, string>,
     options?: CallToolOptions,
   ): Promise<FilledPrompt>;
-  /** One person's tools for one turn: their workspace's servers, their own credentials and connections. */
-  forPerson(person: Person): Promise<ToolHost>;
+  /** One person's view for one turn: their workspace's servers, their own credentials and connections. */
+  forPerson(person: Person): Promise<McpView>;
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
   forgetCredential(person: PersonKey, server?: string): void;
   /** Closes every connection and ends every child process. */

@@ -18,7 +18,7 @@ export function registerListeners(
   // The assistant pane first: its DM-thread messages are its own, the rest goes on to the listeners below.
   registerAssistant(app, {
     events: dependencies.events,
-    mcp: dependencies.commands.mcp,
+    viewFor: (person) => dependencies.commands.people.viewFor(person),
     logger: dependencies.commands.logger,
   });
   registerAppMention(app, dependencies.events);

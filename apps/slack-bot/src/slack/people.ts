@@ -1,4 +1,4 @@
-import type { Logger, McpHost, ServerStatus, ToolHost } from '@ai-assistant/host-core';
+import type { Logger, McpHost, McpView, ServerStatus } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
@@ -33,7 +33,11 @@ export class People {
   ) {}
 
   /** The tools of one turn for the person who asked. */
-  async toolsFor(question: Pick<Question, 'team' | 'user'>): Promise<ToolHost | undefined> {
+  /**
+   * The asker's view of MCP (their workspace's enabled servers, their own credentials): the one way a
+   * turn, a slash command or the assistant pane reaches tools, resources and prompts.
+   */
+  async viewFor(question: Pick<Question, 'team' | 'user'>): Promise<McpView | undefined> {
     if (!this.mcp) return undefined;
     const workspace = question.team ?? unknownWorkspace;
     const user = question.user ?? '';

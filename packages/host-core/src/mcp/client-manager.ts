@@ -1,7 +1,7 @@
 import type { ServerConfig } from '../config/mcp-config.js';
 import { type Logger, silentLogger } from '../logger.js';
+import type { McpView } from '../mcp-host.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
-import type { ToolHost } from '../tool-host.js';
 import type { ToolDefinition } from '../types.js';
 import { promptsOf, resourcesOf, templatesOf } from './catalog.js';
 import {
@@ -317,7 +317,7 @@ export class McpClientManager {
    * credential for the server called. Per-person servers they have not connected are named in the
    * system prompt instead of offered.
    */
-  async forPerson(person: Person): Promise<ToolHost> {
+  async forPerson(person: Person): Promise<McpView> {
     const wanted = [...this.connections.values()].filter(
       (connection) =>
         connection.state === 'per_user' &&
@@ -331,6 +331,11 @@ export class McpClientManager {
     );
     const source: ViewSource = {
       shared: this,
+      resources: () => this.listResources(),
+      templates: () => this.listResourceTemplates(),
+      prompts: () => this.listPrompts(),
+      readResource: (server, uri, options) => this.readResource(server, uri, options),
+      getPrompt: (server, name, args, options) => this.getPrompt(server, name, args, options),
       configs: () => [...this.connections.values()].map((connection) => connection.config),
       instructions: () => this.instructions(),
       // A person's own connection has its own slots: one person's calls never queue behind another's.

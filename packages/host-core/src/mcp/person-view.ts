@@ -1,10 +1,21 @@
 import type { ServerConfig } from '../config/mcp-config.js';
+import type { McpView } from '../mcp-host.js';
 import type { ToolHost } from '../tool-host.js';
 import type { ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
 import { McpToolNotFoundError } from './errors.js';
 import type { RequestTokens } from './header-templates.js';
-import type { AutoContextTool, CallToolOptions, ResolvedTool, ToolCallOutcome } from './manager-types.js';
+import type {
+  AutoContextTool,
+  CallToolOptions,
+  FilledPrompt,
+  PromptEntry,
+  ResolvedTool,
+  ResourceEntry,
+  ResourceTemplateEntry,
+  ToolCallOutcome,
+} from './manager-types.js';
+import { hostConnection, hostServerName } from './resource-tools.js';
 import { autoContextTools, listedStates, ToolIndex } from './tool-index.js';
 
 /** Who is asking, for one turn: their credentials and their workspace's server settings. */
@@ -22,6 +33,17 @@ export interface Person {
 /** What a {@link PersonView} needs from the manager. */
 export interface ViewSource {
   shared: ToolHost;
+  /** Every connected shared server's resources, templates and prompts. */
+  resources(): ResourceEntry[];
+  templates(): ResourceTemplateEntry[];
+  prompts(): PromptEntry[];
+  readResource(server: string, uri: string, options: CallToolOptions): Promise<ToolCallOutcome>;
+  getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+    options: CallToolOptions,
+  ): Promise<FilledPrompt>;
   /** Every configured server. */
   configs(): ServerConfig[];
   /** The `system_instruction` of each connected shared server, by server. */
@@ -51,9 +73,11 @@ export function serverEnabled(
  * per-person connections, and `${token}` filled with their credential for the server being called
  * and no other. A tool of a disabled server is neither listed nor callable, even when named.
  */
-export class PersonView implements ToolHost {
+export class PersonView implements McpView {
   private readonly index = new ToolIndex();
   private readonly byName: Map<string, ServerConfig>;
+  /** The host's resource tools over this view's resources only. */
+  private readonly hostTools = hostConnection(this);
 
   constructor(
     private readonly source: ViewSource,
@@ -71,7 +95,52 @@ export class PersonView implements ToolHost {
 
   private sharedTool(name: string): ResolvedTool | undefined {
     const resolved = this.source.shared.resolveTool(name);
-    return resolved && this.enabled(resolved.server) ? resolved : undefined;
+    if (!resolved) return undefined;
+    // The host's resource tools stand for the view's own resources: offered while it has some.
+    if (resolved.server === hostServerName) return this.hasResources() ? resolved : undefined;
+    return this.enabled(resolved.server) ? resolved : undefined;
+  }
+
+  private hasResources(): boolean {
+    return this.listResources().length > 0 || this.listResourceTemplates().length > 0;
+  }
+
+  listResources(): ResourceEntry[] {
+    return this.source.resources().filter((entry) => this.enabled(entry.server));
+  }
+
+  listResourceTemplates(): ResourceTemplateEntry[] {
+    return this.source.templates().filter((entry) => this.enabled(entry.server));
+  }
+
+  listPrompts(): PromptEntry[] {
+    return this.source.prompts().filter((entry) => this.enabled(entry.server));
+  }
+
+  /** A server this view may reach: configured, not the host's own, and enabled for the workspace. */
+  private reachable(server: string, what: string): void {
+    if (!this.byName.has(server) || !this.enabled(server))
+      throw new McpToolNotFoundError(`${server}: ${what}`);
+  }
+
+  async readResource(server: string, uri: string, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
+    this.reachable(server, `read_resource ${uri}`);
+    const outcome = await this.source.readResource(server, uri, this.optionsFor(server, options));
+    return { ...outcome, text: this.redact(outcome.text) };
+  }
+
+  async getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string> = {},
+    options: CallToolOptions = {},
+  ): Promise<FilledPrompt> {
+    this.reachable(server, `prompt ${name}`);
+    const filled = await this.source.getPrompt(server, name, args, this.optionsFor(server, options));
+    return {
+      ...filled,
+      messages: filled.messages.map((message) => ({ ...message, content: this.redact(message.content) })),
+    };
   }
 
   listTools(): ToolDefinition[] {
@@ -100,6 +169,11 @@ export class PersonView implements ToolHost {
         .then(hidden);
     const shared = this.sharedTool(name);
     if (!shared) return Promise.reject(new McpToolNotFoundError(name));
+    // host__list_resources / host__read_resource run over this view, never over every server.
+    if (shared.server === hostServerName)
+      return this.source
+        .callOn(this.hostTools, shared.tool, name, args, this.optionsFor(undefined, options))
+        .then(hidden);
     return this.source.shared.callTool(name, args, this.optionsFor(shared.server, options)).then(hidden);
   }
 

@@ -9,7 +9,10 @@ import type {
   ToolCallOutcome,
 } from './manager-types.js';
 
-/** Where the host's resource tools read from: the manager. */
+/** The name of the host's own server (`host__list_resources`, `host__read_resource`). */
+export const hostServerName = 'host';
+
+/** Where the host's resource tools read from: the manager, or one person's view of it. */
 export interface ResourceSource {
   listResources(): ResourceEntry[];
   listResourceTemplates(): ResourceTemplateEntry[];
@@ -88,7 +91,7 @@ export function hostConnection(source: ResourceSource): LocalConnection {
     },
   };
   const config: BuiltinServerConfig = {
-    name: 'host',
+    name: hostServerName,
     transport: 'builtin',
     tools: [],
     timeoutMs: 30_000,

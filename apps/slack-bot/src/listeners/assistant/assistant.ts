@@ -1,4 +1,4 @@
-import type { Logger, McpHost } from '@ai-assistant/host-core';
+import type { Logger, McpView } from '@ai-assistant/host-core';
 import { type App, Assistant } from '@slack/bolt';
 import { assistantCall } from '../../slack/progress.js';
 import { enqueue, type ListenerDependencies, messageFields } from '../events/enqueue.js';
@@ -6,7 +6,8 @@ import { enqueue, type ListenerDependencies, messageFields } from '../events/enq
 /** What the assistant pane needs. */
 export interface AssistantDependencies {
   events: ListenerDependencies;
-  mcp: McpHost | undefined;
+  /** The person's view of MCP: suggestions come from their workspace's enabled servers only. */
+  viewFor: (person: { team?: string; user?: string }) => Promise<McpView | undefined>;
   logger: Logger;
 }
 
@@ -26,7 +27,7 @@ const fallbackSuggestion: Suggestion = {
  * Suggestions from the connected servers' MCP prompts (the weather server offers "東京の今日の天気は？"):
  * a prompt without required arguments is filled and its text is the message. Three or four at most.
  */
-export async function suggestionsFrom(mcp: McpHost | undefined, logger: Logger): Promise<Suggestion[]> {
+export async function suggestionsFrom(mcp: McpView | undefined, logger: Logger): Promise<Suggestion[]> {
   const prompts = (mcp?.listPrompts() ?? []).filter(
     (prompt) => !prompt.arguments.some((argument) => argument.required),
   );
@@ -85,7 +86,11 @@ export function createAssistant(dependencies: AssistantDependencies): Assistant 
       await say(words.text).catch((error: unknown) =>
         logger.warn({ error: String(error) }, 'could not greet'),
       );
-      const prompts = await suggestionsFrom(dependencies.mcp, logger);
+      const view = await dependencies.viewFor({
+        user: event.assistant_thread.user_id,
+        ...(args.context.teamId ? { team: args.context.teamId } : {}),
+      });
+      const prompts = await suggestionsFrom(view, logger);
       await assistantCall(logger, 'assistant.threads.setSuggestedPrompts', () =>
         setSuggestedPrompts({ prompts, title: words.title }),
       );

@@ -61,8 +61,13 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
     await ack();
     const say = (text: string) => respond({ response_type: 'ephemeral', text });
     const [subcommand = '', wanted = '', ...rest] = command.text.trim().split(/\s+/);
-    const prompts = dependencies.mcp?.listPrompts() ?? [];
     const workspace = command.team_id;
+    // Prompts are the asker's: their workspace's enabled servers only, filled with their credentials.
+    const view =
+      subcommand === 'prompts' || subcommand === 'prompt'
+        ? await dependencies.people.viewFor({ team: workspace, user: command.user_id })
+        : undefined;
+    const prompts = view?.listPrompts() ?? [];
     const people = dependencies.people;
     if (subcommand === 'servers' && (wanted === 'enable' || wanted === 'disable')) {
       const name = rest[0] ?? '';
@@ -102,7 +107,7 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
       });
       return void (await say(lines.join('\n')));
     }
-    if (subcommand !== 'prompt' || !wanted || !dependencies.mcp) return void (await say(commandUsage));
+    if (subcommand !== 'prompt' || !wanted || !view) return void (await say(commandUsage));
     const [server, name] = wanted.includes('/')
       ? (wanted.split('/', 2) as [string, string])
       : [undefined, wanted];
@@ -118,11 +123,7 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
     }
     const chosen = candidates[0] as (typeof candidates)[number];
     try {
-      const filled = await dependencies.mcp.getPrompt(
-        chosen.server,
-        chosen.name,
-        parsePromptArguments(rest.join(' ')),
-      );
+      const filled = await view.getPrompt(chosen.server, chosen.name, parsePromptArguments(rest.join(' ')));
       const question = filled.messages.filter((message) => message.role === 'user').at(-1)?.content;
       if (!question) return void (await say(`Prompt \`${chosen.name}\` has no question to answer.`));
       const posted = await client.chat.postMessage({
