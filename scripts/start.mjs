@@ -28,6 +28,16 @@ loadDotEnv();
 if (!process.env.MCP_ENABLED?.trim()) process.env.MCP_ENABLED = 'true';
 
 if (!chatOnly && (process.env.SLACK_BOT_TOKEN || process.env.SLACK_CLIENT_ID)) {
+  // In a terminal, Ctrl-C is read as a key and handed to the bot as SIGINT: sent by the terminal it
+  // would also kill pnpm's shell, which then reports "ELIFECYCLE Command failed" over a clean stop.
+  if (process.stdin.isTTY) {
+    process.stdin.setRawMode(true);
+    process.stdin.on('data', (key) => {
+      if (!key.includes(0x03)) return;
+      if (process.listenerCount('SIGINT') > 0) process.emit('SIGINT', 'SIGINT');
+      else process.exit(130); // not started far enough to stop cleanly: nothing to wait for
+    });
+  }
   await import('../apps/slack-bot/dist/main.js');
 } else {
   if (!chatOnly) {
