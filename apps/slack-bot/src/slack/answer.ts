@@ -24,6 +24,8 @@ export interface Question {
   /** The message being answered. */
   messageTs: string;
   text: string;
+  /** What auto-context looks up, when not `text` (a server prompt's arguments, not its filled text). */
+  autoContextQuery?: string;
   /** The person who asked (absent for events without a user). */
   user?: string;
   /** Their workspace (the event's team_id). */
@@ -188,6 +190,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       ...(tools ? { tools } : {}),
       history,
       userMessage: question.text,
+      ...(question.autoContextQuery !== undefined ? { autoContextQuery: question.autoContextQuery } : {}),
       streamText: dependencies.streaming,
       ...(dependencies.signal ? { signal: dependencies.signal } : {}),
       ...(dependencies.wrapUp ? { wrapUp: dependencies.wrapUp } : {}),

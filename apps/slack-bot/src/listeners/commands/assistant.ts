@@ -123,7 +123,8 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
     }
     const chosen = candidates[0] as (typeof candidates)[number];
     try {
-      const filled = await view.getPrompt(chosen.server, chosen.name, parsePromptArguments(rest.join(' ')));
+      const args = parsePromptArguments(rest.join(' '));
+      const filled = await view.getPrompt(chosen.server, chosen.name, args);
       const question = filled.messages.filter((message) => message.role === 'user').at(-1)?.content;
       if (!question) return void (await say(`Prompt \`${chosen.name}\` has no question to answer.`));
       const posted = await client.chat.postMessage({
@@ -136,6 +137,8 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
         threadTs: ts,
         messageTs: ts,
         text: question,
+        // Auto-context looks up what the person gave the prompt, not the prompt's whole text.
+        autoContextQuery: Object.values(args).join(' '),
         user: command.user_id,
         team: command.team_id,
         client,
