@@ -14,15 +14,16 @@ import type { ToolHost } from './tool-host.js';
 /**
  * One person's view of MCP for one turn, slash command or pane: the loop's {@link ToolHost} plus the
  * resources and prompts of their workspace's enabled servers only, read with their own credentials.
- * A server the workspace disabled is reached by no path of it.
+ * A server the workspace disabled is reached by no path of it (its resources and prompts are neither
+ * listed nor read: reading one fails as for an unknown server).
  */
 export interface McpView extends ToolHost {
   listResources(): ResourceEntry[];
   listResourceTemplates(): ResourceTemplateEntry[];
-  /** Reads a resource of an enabled server (else fails as for an unknown server). */
-  readResource(server: string, uri: string, options?: CallToolOptions): Promise<ToolCallOutcome>;
   listPrompts(): PromptEntry[];
-  /** Fills a prompt of an enabled server (else fails as for an unknown server). */
+  /** Reads a resource as text, with the same timeouts and errors as tools. */
+  readResource(server: string, uri: string, options?: CallToolOptions): Promise<ToolCallOutcome>;
+  /** Fills a prompt and returns its messages as plain text. */
   getPrompt(
     server: string,
     name: string,
@@ -32,25 +33,13 @@ export interface McpView extends ToolHost {
 }
 
 /**
- * What an app (Slack, the terminal chat) uses of its MCP servers: the loop's {@link ToolHost} plus the
- * servers' state, resources and prompts, and shutting down. `McpClientManager` is one; apps depend on
- * this interface, never on the class.
+ * What an app (Slack, the terminal chat) uses of its MCP servers: everything of every server (a view
+ * with nothing filtered) plus the servers' state, per-person views, and shutting down.
+ * `McpClientManager` is one; apps depend on this interface, never on the class.
  */
-export interface McpHost extends ToolHost {
+export interface McpHost extends McpView {
   /** Every configured server: its state, tool count and (when failed) why. */
   status(): ServerStatus[];
-  listResources(): ResourceEntry[];
-  listResourceTemplates(): ResourceTemplateEntry[];
-  listPrompts(): PromptEntry[];
-  /** Reads a resource of a server as text, with the same timeouts and errors as tools. */
-  readResource(server: string, uri: string, options?: CallToolOptions): Promise<ToolCallOutcome>;
-  /** Fills a server's prompt and returns its messages as plain text. */
-  getPrompt(
-    server: string,
-    name: string,
-    args?: Record<string, string>,
-    options?: CallToolOptions,
-  ): Promise<FilledPrompt>;
   /** One person's view for one turn: their workspace's servers, their own credentials and connections. */
   forPerson(person: Person): Promise<McpView>;
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
