@@ -32,6 +32,16 @@ describe('links whose text lies about their target (hardening 27.6)', () => {
     }
   });
 
+  it('a reference definition is written as text in a stream, so [label][ref] cannot link unchecked', () => {
+    const stream = new HonestLinkStream();
+    const sent =
+      stream.push('Sign in at [https://slack.com][1]\n\n[1]: https://evil.example/\n') + stream.flush();
+    expect(sent).toContain('\\[1\\]: https://evil.example/');
+    expect(markdownToMrkdwn('Sign in at [https://slack.com][1]\n\n[1]: https://evil.example/')).not.toContain(
+      'evil.example/|',
+    );
+  });
+
   it('an open bracket that never becomes a link is let through at the end of its line', () => {
     const stream = new HonestLinkStream();
     expect(stream.push('see [1] and ')).toBe('see ');
@@ -43,5 +53,11 @@ describe('links whose text lies about their target (hardening 27.6)', () => {
     expect(deceptiveLabel('paypal.com', 'https://paypal.com.evil.example/')).toBe(true);
     expect(deceptiveLabel('www.example.com', 'https://example.com/x')).toBe(false);
     expect(deceptiveLabel('click here', 'https://evil.example/')).toBe(false);
+    // Look-alikes: a trailing dot, an invisible character, another script, userinfo.
+    expect(deceptiveLabel('slack.com.', 'https://evil.example/')).toBe(true);
+    expect(deceptiveLabel('slack\u200b.com', 'https://evil.example/')).toBe(true);
+    expect(deceptiveLabel('sl\u0430ck.com', 'https://slack.com/')).toBe(true);
+    expect(deceptiveLabel('https://slack.com@evil.example/', 'https://evil.example/')).toBe(false);
+    expect(deceptiveLabel('https://evil.example@slack.com/', 'https://evil.example/')).toBe(true);
   });
 });

@@ -1,6 +1,11 @@
-/** Text that reads as a web address or a domain ("https://slack.com/signin", "slack.com"). */
+/**
+ * Text that reads as a web address or a domain ("https://slack.com/signin", "slack.com", "slаck.com" with
+ * a Cyrillic а, "slack.com."): any letters, so a look-alike in another script counts as an address too.
+ */
 const addressLike =
-  /^\s*(?:[a-z][a-z0-9+.-]*:\/\/)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)+)(?::\d+)?(?:[/?#]\S*)?\s*$/i;
+  /^\s*(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^\s/@]*@)?(?:www\.)?([\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)\.?(?::\d+)?(?:[/?#]\S*)?\s*$/iu;
+/** Characters that show as nothing: they can split a domain without changing how it reads. */
+const invisible = /[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/g;
 
 function hostOf(url: string): string | undefined {
   try {
@@ -15,7 +20,7 @@ function hostOf(url: string): string | undefined {
  * address or domain whose host is not the target's. Such a link is shown by its target instead.
  */
 export function deceptiveLabel(label: string, url: string): boolean {
-  const named = addressLike.exec(label.replace(/[*_~`]/g, ''))?.[1]?.toLowerCase();
+  const named = addressLike.exec(label.replace(/[*_~`]/g, '').replace(invisible, ''))?.[1]?.toLowerCase();
   if (!named) return false;
   const target = hostOf(url);
   return target === undefined || named !== target;
@@ -61,9 +66,17 @@ export class HonestLinkStream {
   }
 }
 
-/** Markdown with every deceptive `[label](url)` shown by its target. */
+/** A reference definition (`[1]: https://…`): it would turn `[label][1]` elsewhere into a link. */
+const referenceDefinition = /^( {0,3})\[([^\]\n]+)\]:/gm;
+
+/**
+ * Markdown with every deceptive `[label](url)` shown by its target; reference definitions are written
+ * as text, so no `[label][ref]` can become a link whose label was never checked.
+ */
 export function honestMarkdown(markdown: string): string {
-  return markdown.replace(completeLink, (whole, label: string, url: string) =>
-    deceptiveLabel(label, url) ? `[${url}](${url})` : whole,
-  );
+  return markdown
+    .replace(completeLink, (whole, label: string, url: string) =>
+      deceptiveLabel(label, url) ? `[${url}](${url})` : whole,
+    )
+    .replace(referenceDefinition, (_whole, indent: string, name: string) => `${indent}\\[${name}\\]:`);
 }
