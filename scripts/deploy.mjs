@@ -47,6 +47,21 @@ if (existsSync(target)) {
     refuse(
       `${target} is not empty and holds no earlier deploy (no ${marker} file); nothing was changed. Choose an empty or new folder.`,
     );
+  // An earlier deploy is replaced only when it holds nothing but what that deploy wrote: a store
+  // (.data, when DATA_DIR was left unset there), an .env or a log would be lost with it.
+  if (entries.includes(marker)) {
+    let written = [];
+    try {
+      written = JSON.parse(readFileSync(join(target, marker), 'utf8')).written ?? [];
+    } catch {
+      written = ['README.md', 'config', 'dist', 'mcp_servers', 'node_modules', 'package.json'];
+    }
+    const kept = entries.filter((entry) => entry !== marker && !written.includes(entry));
+    if (kept.length > 0)
+      refuse(
+        `${target} holds ${kept.join(', ')}, which the last deploy did not write (a store, settings?); nothing was changed. Move them out (keep DATA_DIR outside the deploy folder) or deploy to a new folder.`,
+      );
+  }
 }
 const pnpmVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
 /**
@@ -88,10 +103,6 @@ if (!builtOk) {
 // Only an empty folder or an earlier deploy (checked above) is replaced.
 rmSync(target, { recursive: true, force: true });
 deploy('@ai-assistant/slack-bot', target, join(root, 'apps', 'slack-bot'));
-writeFileSync(
-  join(target, marker),
-  'Written by pnpm deploy-bot: this folder may be replaced by the next deploy.\n',
-);
 const config = JSON.parse(readFileSync(join(root, 'config', 'mcp_servers.json'), 'utf8'));
 for (const [name, entry] of Object.entries(config.mcpServers)) {
   const local = (entry.args ?? []).find((arg) => arg.startsWith('../mcp_servers/'));
@@ -103,4 +114,11 @@ for (const [name, entry] of Object.entries(config.mcpServers)) {
 }
 mkdirSync(join(target, 'config'), { recursive: true });
 cpSync(join(root, 'config', 'mcp_servers.json'), join(target, 'config', 'mcp_servers.json'));
-process.stdout.write(`Deployed to ${target}: run it there with MCP_ENABLED=true node dist/main.js\n`);
+// What this deploy wrote: the next one replaces the folder only if nothing else was added to it.
+writeFileSync(
+  join(target, marker),
+  `${JSON.stringify({ note: 'Written by pnpm deploy-bot: the next deploy may replace what it lists.', written: readdirSync(target).sort() })}\n`,
+);
+process.stdout.write(
+  `Deployed to ${target}: run it there with MCP_ENABLED=true node dist/main.js (set DATA_DIR to a folder outside it)\n`,
+);

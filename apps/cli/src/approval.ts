@@ -1,19 +1,21 @@
 import type { ApprovalDecision, ApprovalRequest } from '@ai-assistant/host-core';
 
-const valueLimit = 120;
-
-/** What the person is asked, written by the host: tool, server, effect and the arguments (cut). */
+/** What the person is asked, written by the host: tool, server, effect and every argument, whole. */
 export function approvalSummary(request: ApprovalRequest): string {
   const effect = request.hints.readOnly
     ? 'read-only'
     : request.hints.destructive
       ? 'may change or delete data'
       : 'changes data';
+  // Every argument, whole: a person approves exactly what the tool will receive.
   const args = Object.entries(request.arguments).map(([name, value]) => {
     const text = typeof value === 'string' ? value : JSON.stringify(value);
-    return `    ${name} = ${text.length > valueLimit ? `${text.slice(0, valueLimit - 1)}…` : text}`;
+    return `    ${name} = ${text}`;
   });
-  return `🔐 ${request.tool} (server ${request.server}, ${effect}) wants to run${args.length ? ` with:\n${args.join('\n')}` : ''}\n`;
+  const secrets = request.hidesSecrets
+    ? '\n    (a secret among them is shown as [REDACTED]; approving sends its real value)'
+    : '';
+  return `🔐 ${request.tool} (server ${request.server}, ${effect}) wants to run${args.length ? ` with:\n${args.join('\n')}` : ''}${secrets}\n`;
 }
 
 /** `y`/`yes` approves; empty, `n`/`no` deny; anything else denies with that text as the reason. */

@@ -44,10 +44,17 @@ describe('the deploy folder (what the Docker image contains)', () => {
   });
 
   it('runs from a copy outside the repository with plain node and answers a mention with the weather', async () => {
-    // An earlier deploy (it has the marker) is replaced, stale files and all.
+    // An earlier deploy (its marker lists what it wrote) is replaced, stale files and all; one that
+    // holds something it did not write (a store left in .data) is refused, nothing lost.
     mkdirSync(join(scratch, 'built'));
-    writeFileSync(join(scratch, 'built', '.ai-assistant-deploy'), '');
+    writeFileSync(join(scratch, 'built', '.ai-assistant-deploy'), JSON.stringify({ written: ['stale.txt'] }));
     writeFileSync(join(scratch, 'built', 'stale.txt'), 'from the last deploy');
+    mkdirSync(join(scratch, 'built', '.data'));
+    const keeping = deployTo(join(scratch, 'built'));
+    expect(keeping.status).toBe(2);
+    expect(keeping.stderr).toMatch(/holds \.data, which the last deploy did not write/);
+    expect(existsSync(join(scratch, 'built', 'stale.txt'))).toBe(true);
+    rmSync(join(scratch, 'built', '.data'), { recursive: true });
     const before = ['.', 'apps', 'mcp_servers'].map((folder) => readdirSync(join(repoRoot, folder)).sort());
     execFileSync(process.execPath, [join(repoRoot, 'scripts', 'deploy.mjs'), join(scratch, 'built')], {
       cwd: repoRoot,

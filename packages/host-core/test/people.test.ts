@@ -108,6 +108,32 @@ describe('people and their credentials', () => {
     expect((failure as Error).message).not.toContain(expired);
   });
 
+  it('a per-person connection’s token (in its env) is not pinned for everyone (review of 27.4)', async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({
+        mcpServers: {
+          mine: {
+            command: process.execPath,
+            args: [echoServer],
+            connection: 'per_user',
+            env: { PERSONAL_TOKEN: '${token}' },
+          },
+          echo: { command: process.execPath, args: [echoServer] },
+        },
+      }),
+      'mcp_servers.json',
+      {},
+    );
+    const manager = await pool.connect(servers, { env: {} });
+    const token = tokenOf('dan');
+    const dan = await manager.forPerson(person('T1', 'U_dan', { mine: token }));
+    expect((await dan.callTool('mcp__mine__token_owner', {})).text).toBe('owner=dan other=unset');
+    // Before: PERSONAL_TOKEN matched *_TOKEN and was pinned, so Bob's result read [REDACTED].
+    const bob = await manager.forPerson(person('T2', 'U_bob', {}));
+    expect((await bob.callTool('mcp__echo__echo', { message: token })).text).toBe(`echo: ${token}`);
+    expect((await dan.callTool('mcp__echo__echo', { message: token })).text).toBe('echo: [REDACTED]');
+  });
+
   it('a credential of workspace A is never used in workspace B', async () => {
     const servers = parseMcpConfig(
       JSON.stringify({

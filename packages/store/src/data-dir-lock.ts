@@ -1,9 +1,15 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 /** The lock file of an embedded store, inside DATA_DIR. */
 export const lockFileName = 'store.lock';
+
+/** The holder touches its lock this often; a lock untouched for `staleAfterMs` has no live holder. */
+const heartbeatMs = 10_000;
+const staleAfterMs = 60_000;
+/** Locks this process holds now: a lock naming this pid that is not here is a past life's (PID 1 in a container). */
+const held = new Set<string>();
 
 /** Whether a process of this machine is alive (EPERM: alive, someone else's). */
 function alive(pid: number): boolean {
@@ -29,9 +35,22 @@ export function lockDataDir(dataDir: string): () => void {
       writeSync(fd, me);
       closeSync(fd);
       let released = false;
+      held.add(path);
+      // The heartbeat: a holder that died (SIGKILL, OOM, another container) stops touching it.
+      const heartbeat = setInterval(() => {
+        try {
+          const now = new Date();
+          utimesSync(path, now, now);
+        } catch {
+          // gone: released, or removed by hand
+        }
+      }, heartbeatMs);
+      heartbeat.unref();
       const release = () => {
         if (released) return;
         released = true;
+        clearInterval(heartbeat);
+        held.delete(path);
         process.removeListener('exit', release);
         try {
           if (readFileSync(path, 'utf8') === me) unlinkSync(path);
@@ -46,14 +65,16 @@ export function lockDataDir(dataDir: string): () => void {
     }
     const [pidText, host] = readFileSync(path, 'utf8').split('\n');
     const pid = Number(pidText);
-    const stale = host === hostname() && Number.isInteger(pid) && pid > 0 && !alive(pid);
+    const here = host === hostname() && Number.isInteger(pid) && pid > 0;
+    const untouched = Date.now() - statSync(path).mtimeMs > staleAfterMs;
+    const stale = untouched || (here && (pid === process.pid ? !held.has(path) : !alive(pid)));
     if (!stale) {
       const holder =
-        pid === process.pid
+        pid === process.pid && held.has(path)
           ? 'this process already'
           : `process ${pidText}${host === hostname() ? '' : ` on ${host}`}`;
       throw new Error(
-        `the embedded store in ${dataDir} is in use by ${holder} (lock file ${path}). Stop the other bot or chat using it, give each its own DATA_DIR, or share one store through PostgreSQL (DATABASE_URL). If no such process runs, delete the lock file.`,
+        `the embedded store in ${dataDir} is in use by ${holder} (lock file ${path}). Stop the other bot or chat using it, give each its own DATA_DIR, or share one store through PostgreSQL (DATABASE_URL). A lock whose holder is gone is taken over once it is a minute old.`,
       );
     }
     unlinkSync(path); // its holder is gone: take it over

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,6 +67,25 @@ describe('the embedded store is one process’s', () => {
     await store.putCredential('local', 'me', 'tickets', 'secret-value-1234');
     await store.close();
     expect(existsSync(join(folder, 'store.lock'))).toBe(false);
+  });
+
+  it('a lock left by a past life is taken over: this pid in a restarted container, another host gone quiet (review of 27.8)', async () => {
+    const folder = dataDir();
+    // PID 1 again after a container restart: the lock names this very pid, but this process holds none.
+    writeFileSync(join(folder, 'store.lock'), `${process.pid}\n${hostname()}\n`);
+    const first = await openStoreFromEnvironment({ DATA_DIR: folder });
+    await first.close();
+    // A lock of another host (a container replaced on the same volume), untouched for over a minute.
+    writeFileSync(join(folder, 'store.lock'), '1\nold-container-id\n');
+    const quiet = new Date(Date.now() - 120_000);
+    utimesSync(join(folder, 'store.lock'), quiet, quiet);
+    const second = await openStoreFromEnvironment({ DATA_DIR: folder });
+    await second.close();
+    // The same lock touched recently is still someone's.
+    writeFileSync(join(folder, 'store.lock'), '1\nother-container-id\n');
+    await expect(openStoreFromEnvironment({ DATA_DIR: folder })).rejects.toThrow(
+      /in use by process 1 on other-container-id/,
+    );
   });
 
   it('in one process: a second open waits for the first to close', async () => {

@@ -21,13 +21,19 @@ export type ArgumentDisplay =
 const shown = (value: unknown) =>
   typeof value === 'string' ? value : (JSON.stringify(value, null, 1) ?? String(value));
 
-/** Escaped pieces of `text`, each at most `limit` characters once escaped, together all of it. */
+/** The longest argument name shown: a longer one is no name a person can check. */
+const nameLimit = 200;
+
+/** Escaped pieces of `text`, each at most `limit` (≥ 5) characters once escaped, together all of it. */
 function pieces(text: string, limit: number): string[] {
   const result: string[] = [];
   let rest = text;
   while (rest.length > 0) {
     let take = Math.min(rest.length, limit);
-    while (escapeSlackText(rest.slice(0, take)).length > limit) take = Math.floor(take / 2);
+    // One character escapes to at most 5 (`&amp;`): with limit ≥ 5 this ends at a piece of one.
+    while (take > 1 && escapeSlackText(rest.slice(0, take)).length > limit) take = Math.floor(take / 2);
+    // Never between the two halves of a surrogate pair.
+    if (take < rest.length && /[\ud800-\udbff]/.test(rest.charAt(take - 1))) take += take > 1 ? -1 : 1;
     result.push(escapeSlackText(rest.slice(0, take)));
     rest = rest.slice(take);
   }
@@ -43,6 +49,8 @@ export function argumentDisplay(args: Record<string, unknown>): ArgumentDisplay 
   const fields: Array<{ type: 'mrkdwn'; text: string }> = [];
   const long: ArgumentBlock[] = [];
   for (const [name, value] of Object.entries(args)) {
+    if (name.length > nameLimit)
+      return { complete: false, reason: `an argument name of ${name.length} characters cannot be shown` };
     const label = `*${escapeSlackText(name)}*`;
     const text = escapeSlackText(shown(value));
     if (label.length + 1 + text.length <= fieldLimit) {

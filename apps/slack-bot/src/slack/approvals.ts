@@ -91,7 +91,7 @@ export class SlackApprovals {
           type: 'section' as const,
           text: {
             type: 'mrkdwn' as const,
-            text: `🔐 <@${context.asker}> さん、アシスタントが ${summary} を実行しようとしています。${effect}`,
+            text: `🔐 <@${context.asker}> さん、アシスタントが ${summary} を実行しようとしています。${effect}${request.hidesSecrets ? '\n⚠️ 引数に秘密の値が含まれています（[REDACTED] と表示）。承認すると、その実際の値がツールに送られます。' : ''}`,
           },
         },
         ...display.blocks,

@@ -88,6 +88,11 @@ export interface ApprovalRequest {
   tool: string;
   arguments: Record<string, unknown>;
   hints: ToolHints;
+  /**
+   * Some argument holds a secret, shown as [REDACTED]: approving sends the real value. Say so, so a
+   * person never approves a value they were not told about.
+   */
+  hidesSecrets?: boolean;
 }
 
 /** A person's answer to an {@link ApprovalRequest}. */

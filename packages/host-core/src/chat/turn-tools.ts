@@ -116,6 +116,7 @@ export class TurnTools {
       tool: target?.tool ?? call.name,
       arguments: shownArguments,
       hints: definition.hints ?? { readOnly: false, destructive: true, idempotent: false, openWorld: true },
+      ...(JSON.stringify(shownArguments) !== JSON.stringify(call.arguments) ? { hidesSecrets: true } : {}),
     });
     if (this.signal?.aborted) throw new ChatCancelledError();
     if (decision.outcome === 'approved') return undefined;

@@ -47,6 +47,11 @@ export interface CommonServerConfig {
   /** Whether the `instructions` the server returns at initialize join the system prompt (default true). */
   serverInstructions?: boolean;
   /**
+   * Set on a per-person connection's config (its `${token}` filled): that person's secret. Values
+   * holding it are hidden in logs and that person's output, never pinned for everyone.
+   */
+  personalSecret?: string;
+  /**
    * Values filled from the environment (`${NAME}`) into this entry's command, args, env and url: the
    * host redacts them wherever they appear (a server's stderr, a failure reason, `/healthz`, logs).
    */

@@ -49,9 +49,9 @@ function configFor(config: ServerConfig, secret: string): ServerConfig {
         value.replaceAll('${token}', () => secret),
       ]),
     );
-  if (config.transport === 'stdio') return { ...config, env: fill(config.env) };
+  if (config.transport === 'stdio') return { ...config, env: fill(config.env), personalSecret: secret };
   if (config.transport === 'http' || config.transport === 'sse')
-    return { ...config, headers: fill(config.headers) };
+    return { ...config, headers: fill(config.headers), personalSecret: secret };
   return config;
 }
 

@@ -15,12 +15,24 @@ export interface TransportContext {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * Registers a connection's configured secrets: pinned (hidden everywhere), except values holding a
+ * person's own secret, which are hidden in the logs only (their view hides them in their output):
+ * one person's credential must never rewrite another's results.
+ */
+function keepSecrets(context: TransportContext, personal: string | undefined, values: string[]): void {
+  for (const value of values) {
+    if (personal && value.includes(personal)) context.redactor.add([value, personal]);
+    else context.redactor.pin([value]);
+  }
+}
+
 /** stdio: the child gets only a minimal inherited environment plus its configured `env`; stderr is kept. */
 function stdioTransport(connection: McpConnection, context: TransportContext): Transport {
   const config = connection.config;
   if (config.transport !== 'stdio') throw new Error(`${config.transport} is not stdio`);
-  // Secrets passed on purpose in the child's env are secrets of the host too.
-  context.redactor.pin(environmentSecrets(config.env));
+  // Secrets passed on purpose in the child's env are secrets of the host too (a person's are theirs).
+  keepSecrets(context, config.personalSecret, environmentSecrets(config.env));
   const transport = new StdioClientTransport({
     command: config.command,
     args: config.args,
@@ -52,7 +64,11 @@ export async function createTransport(
   if (config.transport === 'stdio') return stdioTransport(connection, context);
   if (config.transport !== 'http' && config.transport !== 'sse')
     throw new Error(`${config.transport} has no transport`);
-  context.redactor.pin(Object.values(fillHeaders(config.headers, {}, context.env).headers));
+  keepSecrets(
+    context,
+    config.personalSecret,
+    Object.values(fillHeaders(config.headers, {}, context.env).headers),
+  );
   const fetchWithHeaders = (input: string | URL | Request, init?: RequestInit) => {
     const headers = new Headers(init?.headers);
     for (const [header, value] of Object.entries(
