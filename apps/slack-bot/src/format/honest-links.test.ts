@@ -8,6 +8,8 @@ describe('links whose text lies about their target (hardening 27.6)', () => {
       '<https://evil.example/phish>',
     );
     expect(markdownToMrkdwn('[**slack.com**](https://evil.example/)')).toBe('<https://evil.example/>');
+    // The target itself shown in punycode: a look-alike host reads as what it is.
+    expect(markdownToMrkdwn('[slack.com](https://slаck.com/)')).toBe('<https://xn--slck-63d.com/>');
     // Honest labels stay: words, or the same host.
     expect(markdownToMrkdwn('[the docs](https://docs.slack.dev/)')).toBe(
       '<https://docs.slack.dev/|the docs>',
@@ -59,5 +61,12 @@ describe('links whose text lies about their target (hardening 27.6)', () => {
     expect(deceptiveLabel('sl\u0430ck.com', 'https://slack.com/')).toBe(true);
     expect(deceptiveLabel('https://slack.com@evil.example/', 'https://evil.example/')).toBe(false);
     expect(deceptiveLabel('https://evil.example@slack.com/', 'https://evil.example/')).toBe(true);
+    // A domain anywhere in the label, full-width forms and ideographic dots.
+    expect(deceptiveLabel('Sign in at slack.com', 'https://evil.example/')).toBe(true);
+    expect(deceptiveLabel('[slack.com]', 'https://evil.example/')).toBe(true);
+    expect(deceptiveLabel('slack。com', 'https://evil.example/')).toBe(true);
+    expect(deceptiveLabel('ｓｌａｃｋ．ｃｏｍ', 'https://evil.example/')).toBe(true);
+    expect(deceptiveLabel('version 1.5 notes', 'https://docs.example/')).toBe(false);
+    expect(deceptiveLabel('Read docs.example for more', 'https://docs.example/guide')).toBe(false);
   });
 });

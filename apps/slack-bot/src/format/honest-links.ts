@@ -1,11 +1,19 @@
 /**
- * Text that reads as a web address or a domain ("https://slack.com/signin", "slack.com", "slаck.com" with
- * a Cyrillic а, "slack.com."): any letters, so a look-alike in another script counts as an address too.
+ * An address or domain anywhere in a label ("https://slack.com/signin", "Sign in at slack.com", "slаck.com"
+ * with a Cyrillic а): any letters, so a look-alike in another script counts as one too.
  */
-const addressLike =
-  /^\s*(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^\s/@]*@)?(?:www\.)?([\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)\.?(?::\d+)?(?:[/?#]\S*)?\s*$/iu;
+const addressInText =
+  /(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^\s/@]*@)?(?:www\.)?((?:[\p{L}\p{N}-]+\.)+[\p{L}][\p{L}\p{N}-]*)/giu;
 /** Characters that show as nothing: they can split a domain without changing how it reads. */
-const invisible = /[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/g;
+const invisible = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/** A label as a person reads it: compatibility forms folded, ideographic dots as dots, nothing invisible. */
+const asRead = (label: string) =>
+  label
+    .normalize('NFKC')
+    .replace(/[。．｡]/g, '.')
+    .replace(invisible, '')
+    .replace(/[*_~`]/g, '');
 
 function hostOf(url: string): string | undefined {
   try {
@@ -20,10 +28,21 @@ function hostOf(url: string): string | undefined {
  * address or domain whose host is not the target's. Such a link is shown by its target instead.
  */
 export function deceptiveLabel(label: string, url: string): boolean {
-  const named = addressLike.exec(label.replace(/[*_~`]/g, '').replace(invisible, ''))?.[1]?.toLowerCase();
-  if (!named) return false;
   const target = hostOf(url);
-  return target === undefined || named !== target;
+  for (const match of asRead(label).matchAll(addressInText)) {
+    const named = match[1]?.toLowerCase().replace(/^www\./, '');
+    if (named && named !== target) return true;
+  }
+  return false;
+}
+
+/** A URL as Slack should show it: an international host in punycode, so a look-alike reads as one. */
+export function shownTarget(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
 }
 
 /** The longest a held-back `[label](url)` may grow before it is let through as it is. */
@@ -76,7 +95,7 @@ const referenceDefinition = /^( {0,3})\[([^\]\n]+)\]:/gm;
 export function honestMarkdown(markdown: string): string {
   return markdown
     .replace(completeLink, (whole, label: string, url: string) =>
-      deceptiveLabel(label, url) ? `[${url}](${url})` : whole,
+      deceptiveLabel(label, url) ? `[${shownTarget(url)}](${shownTarget(url)})` : whole,
     )
     .replace(referenceDefinition, (_whole, indent: string, name: string) => `${indent}\\[${name}\\]:`);
 }

@@ -2,7 +2,7 @@ import type { Nodes, Parents } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
-import { deceptiveLabel } from './honest-links.js';
+import { deceptiveLabel, shownTarget } from './honest-links.js';
 
 // Text from a model or a tool is data. Slack parses `<…>` (mentions, `<!channel>`, links) and `&` entities
 // in every text field, code included, so every piece of such text passes through escapeSlackText, and
@@ -28,7 +28,7 @@ function link(url: string, label: string, plainLabel: string): string {
   if (!linkable(url)) return label ? `${label} (${escapeSlackText(url)})` : escapeSlackText(url);
   const target = escapeSlackText(url);
   // A label that reads as another address ("https://slack.com/signin" → evil.example) shows the target.
-  if (deceptiveLabel(plainLabel, url)) return `<${target}>`;
+  if (deceptiveLabel(plainLabel, url)) return `<${escapeSlackText(shownTarget(url))}>`;
   return label && label !== target ? `<${target}|${label}>` : `<${target}>`;
 }
 
