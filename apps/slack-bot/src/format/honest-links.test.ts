@@ -44,6 +44,16 @@ describe('links whose text lies about their target (hardening 27.6)', () => {
     );
   });
 
+  it('a link with a title or an angle-bracketed target is checked too', () => {
+    const stream = new HonestLinkStream();
+    const sent =
+      stream.push('[slack.com](https://evil.example/ "Slack") and [slack.com](<https://evil.example/x>)') +
+      stream.flush();
+    expect(sent).toBe(
+      '[https://evil.example/](https://evil.example/) and [https://evil.example/x](https://evil.example/x)',
+    );
+  });
+
   it('an open bracket that never becomes a link is let through at the end of its line', () => {
     const stream = new HonestLinkStream();
     expect(stream.push('see [1] and ')).toBe('see ');

@@ -47,7 +47,8 @@ export function shownTarget(url: string): string {
 
 /** The longest a held-back `[label](url)` may grow before it is let through as it is. */
 const holdLimit = 2000;
-const completeLink = /\[([^\]\n]*)\]\(([^()\s]*)\)/g;
+// `[label](url)`, `[label](<url>)`, `[label](url "title")`: every inline form a renderer links.
+const completeLink = /\[([^\]\n]*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)/g;
 
 /**
  * Rewrites streamed Markdown so no link's text lies about its target: `[https://slack.com](https://evil)`

@@ -163,18 +163,25 @@ export class PersonView implements McpView {
     // Whatever a server answers, this person's credentials never show in it (another's may: they are
     // not secrets of this turn, and hiding them would rewrite this person's results).
     const hidden = (outcome: ToolCallOutcome) => ({ ...outcome, text: this.redact(outcome.text) });
+    // A failure's text (a server's stderr, an HTTP body) may quote the person's credential too.
+    const hiddenError = (error: unknown): never => {
+      if (error instanceof Error) error.message = this.redact(error.message);
+      throw error;
+    };
     if (own)
       return this.source
         .callOn(own.connection, own.tool.name, name, args, this.optionsFor(undefined, options))
-        .then(hidden);
+        .then(hidden, hiddenError);
     const shared = this.sharedTool(name);
     if (!shared) return Promise.reject(new McpToolNotFoundError(name));
     // host__list_resources / host__read_resource run over this view, never over every server.
     if (shared.server === hostServerName)
       return this.source
         .callOn(this.hostTools, shared.tool, name, args, this.optionsFor(undefined, options))
-        .then(hidden);
-    return this.source.shared.callTool(name, args, this.optionsFor(shared.server, options)).then(hidden);
+        .then(hidden, hiddenError);
+    return this.source.shared
+      .callTool(name, args, this.optionsFor(shared.server, options))
+      .then(hidden, hiddenError);
   }
 
   systemInstructions(): string[] {
