@@ -225,7 +225,7 @@ export class McpClientManager {
       { secrets },
     );
     return {
-      ...(result.description ? { description: result.description } : {}),
+      ...(result.description ? { description: this.redactor.redact(result.description, secrets) } : {}),
       messages: result.messages.map((message) => ({
         role: message.role,
         content: this.redactor.redact(

@@ -139,6 +139,7 @@ export class PersonView implements McpView {
     const filled = await this.source.getPrompt(server, name, args, this.optionsFor(server, options));
     return {
       ...filled,
+      ...(filled.description ? { description: this.redact(filled.description) } : {}),
       messages: filled.messages.map((message) => ({ ...message, content: this.redact(message.content) })),
     };
   }
