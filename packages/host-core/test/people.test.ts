@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpToolCredentialsError, McpToolNotFoundError } from '../src/mcp/errors.js';
 import type { Person } from '../src/mcp/person-view.js';
-import { echoServer, managerPool, personalEcho, recordingLogger } from './helpers.js';
+import { echoServer, managerPool, nodeServer, personalEcho, recordingLogger } from './helpers.js';
 
 const pool = managerPool();
 afterEach(() => pool.closeAll());
@@ -109,21 +109,7 @@ describe('people and their credentials', () => {
   });
 
   it('a per-person connection’s token (in its env) is not pinned for everyone (review of 27.4)', async () => {
-    const servers = parseMcpConfig(
-      JSON.stringify({
-        mcpServers: {
-          mine: {
-            command: process.execPath,
-            args: [echoServer],
-            connection: 'per_user',
-            env: { PERSONAL_TOKEN: '${token}' },
-          },
-          echo: { command: process.execPath, args: [echoServer] },
-        },
-      }),
-      'mcp_servers.json',
-      {},
-    );
+    const servers = [...personalEcho(), nodeServer('echo', echoServer)];
     const manager = await pool.connect(servers, { env: {} });
     const token = tokenOf('dan');
     const dan = await manager.forPerson(person('T1', 'U_dan', { mine: token }));

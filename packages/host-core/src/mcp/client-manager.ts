@@ -331,11 +331,6 @@ export class McpClientManager {
     );
     const source: ViewSource = {
       shared: this,
-      resources: () => this.listResources(),
-      templates: () => this.listResourceTemplates(),
-      prompts: () => this.listPrompts(),
-      readResource: (server, uri, options) => this.readResource(server, uri, options),
-      getPrompt: (server, name, args, options) => this.getPrompt(server, name, args, options),
       configs: () => [...this.connections.values()].map((connection) => connection.config),
       instructions: () => this.instructions(),
       // A person's own connection has its own slots: one person's calls never queue behind another's.

@@ -1,6 +1,5 @@
 import type { ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
-import type { ToolHost } from '../tool-host.js';
 import type { ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
 import { McpToolNotFoundError } from './errors.js';
@@ -32,18 +31,8 @@ export interface Person {
 
 /** What a {@link PersonView} needs from the manager. */
 export interface ViewSource {
-  shared: ToolHost;
-  /** Every connected shared server's resources, templates and prompts. */
-  resources(): ResourceEntry[];
-  templates(): ResourceTemplateEntry[];
-  prompts(): PromptEntry[];
-  readResource(server: string, uri: string, options: CallToolOptions): Promise<ToolCallOutcome>;
-  getPrompt(
-    server: string,
-    name: string,
-    args: Record<string, string>,
-    options: CallToolOptions,
-  ): Promise<FilledPrompt>;
+  /** Every shared server, nothing filtered: what the view narrows to one workspace and person. */
+  shared: McpView;
   /** Every configured server. */
   configs(): ServerConfig[];
   /** The `system_instruction` of each connected shared server, by server. */
@@ -106,15 +95,15 @@ export class PersonView implements McpView {
   }
 
   listResources(): ResourceEntry[] {
-    return this.source.resources().filter((entry) => this.enabled(entry.server));
+    return this.source.shared.listResources().filter((entry) => this.enabled(entry.server));
   }
 
   listResourceTemplates(): ResourceTemplateEntry[] {
-    return this.source.templates().filter((entry) => this.enabled(entry.server));
+    return this.source.shared.listResourceTemplates().filter((entry) => this.enabled(entry.server));
   }
 
   listPrompts(): PromptEntry[] {
-    return this.source.prompts().filter((entry) => this.enabled(entry.server));
+    return this.source.shared.listPrompts().filter((entry) => this.enabled(entry.server));
   }
 
   /** A server this view may reach: configured, not the host's own, and enabled for the workspace. */
@@ -125,7 +114,7 @@ export class PersonView implements McpView {
 
   async readResource(server: string, uri: string, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
     this.reachable(server, `read_resource ${uri}`);
-    const outcome = await this.source.readResource(server, uri, this.optionsFor(server, options));
+    const outcome = await this.source.shared.readResource(server, uri, this.optionsFor(server, options));
     return { ...outcome, text: this.redact(outcome.text) };
   }
 
@@ -136,7 +125,7 @@ export class PersonView implements McpView {
     options: CallToolOptions = {},
   ): Promise<FilledPrompt> {
     this.reachable(server, `prompt ${name}`);
-    const filled = await this.source.getPrompt(server, name, args, this.optionsFor(server, options));
+    const filled = await this.source.shared.getPrompt(server, name, args, this.optionsFor(server, options));
     return {
       ...filled,
       ...(filled.description ? { description: this.redact(filled.description) } : {}),
