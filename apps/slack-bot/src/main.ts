@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import {
   ChatService,
+  EnvironmentError,
   environmentSecrets,
   loadDotEnv,
   McpConfigError,
@@ -67,6 +68,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       error instanceof BotConfigError ||
       error instanceof ProviderConfigError ||
       error instanceof McpConfigError ||
+      error instanceof EnvironmentError ||
       error instanceof PortInUseError ||
       error instanceof StoreStartError;
     logger.error({ error }, known ? `cannot start: ${(error as Error).message}` : 'cannot start');

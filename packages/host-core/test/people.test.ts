@@ -1,8 +1,10 @@
+import { resolve } from 'node:path';
 import { childProcesses, startTokenServer, type TokenServer, tokenOf } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpToolCredentialsError, McpToolNotFoundError } from '../src/mcp/errors.js';
 import type { Person } from '../src/mcp/person-view.js';
+import { startMcpFromEnvironment } from '../src/mcp/start-mcp.js';
 import { echoServer, managerPool, nodeServer, personalEcho, recordingLogger } from './helpers.js';
 
 const pool = managerPool();
@@ -383,3 +385,17 @@ async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<vo
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('the per-person pool’s limits from the environment', () => {
+  it('a malformed cap is an EnvironmentError naming the variable, before any server starts', async () => {
+    const env = {
+      MCP_ENABLED: 'true',
+      MCP_SERVERS_CONFIG: resolve(import.meta.dirname, '../../../config/mcp_servers.json'),
+      MCP_PERSONAL_CONNECTIONS_PER_WORKSPACE: 'lots',
+    };
+    await expect(startMcpFromEnvironment({ env })).rejects.toThrow(
+      /MCP_PERSONAL_CONNECTIONS_PER_WORKSPACE must be a whole number/,
+    );
+    expect(childProcesses()).toEqual([]);
+  });
+});

@@ -1,4 +1,5 @@
 import { isMcpEnabled, loadMcpConfig, mcpConfigPath } from '../config/mcp-config.js';
+import { wholeNumber } from '../environment.js';
 import { silentLogger } from '../logger.js';
 import { McpClientManager, type McpClientManagerOptions } from './client-manager.js';
 
@@ -29,18 +30,10 @@ export async function startMcpFromEnvironment(
     logger.info({ path }, 'MCP is off: no server config file at this path (set MCP_SERVERS_CONFIG)');
     return undefined;
   }
-  const count = (name: string) => {
-    const value = env[name]?.trim();
-    if (!value) return undefined;
-    if (!/^\d+$/.test(value) || Number(value) < 1)
-      throw new Error(
-        `${name}="${value}" is not a positive whole number; set it to one (or unset it for the default)`,
-      );
-    return Number(value);
-  };
-  const perServer = count('MCP_MAX_CONCURRENT_PER_SERVER');
-  const max = count('MCP_PERSONAL_CONNECTIONS_MAX');
-  const maxPerWorkspace = count('MCP_PERSONAL_CONNECTIONS_PER_WORKSPACE');
+  // A malformed number is an EnvironmentError naming the variable, as everywhere else.
+  const perServer = wholeNumber(env, 'MCP_MAX_CONCURRENT_PER_SERVER', undefined);
+  const max = wholeNumber(env, 'MCP_PERSONAL_CONNECTIONS_MAX', undefined);
+  const maxPerWorkspace = wholeNumber(env, 'MCP_PERSONAL_CONNECTIONS_PER_WORKSPACE', undefined);
   const manager = new McpClientManager({
     ...(perServer ? { maxConcurrentPerServer: perServer } : {}),
     personalPool: {
