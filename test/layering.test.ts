@@ -19,6 +19,18 @@ describe('host-core layering', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('chat/ imports nothing from mcp/: the loop knows only the seam (tool-host.ts, errors.ts)', () => {
+    const offenders: string[] = [];
+    for (const file of readdirSync(join(source, 'chat')).filter((name) => name.endsWith('.ts'))) {
+      const text = readFileSync(join(source, 'chat', file), 'utf8');
+      text.split('\n').forEach((line, index) => {
+        if (/from\s+['"]\.\.\/mcp\//.test(line) || /import\(\s*['"]\.\.\/mcp\//.test(line))
+          offenders.push(`chat/${file}:${index + 1}: ${line.trim()}`);
+      });
+    }
+    expect(offenders).toEqual([]);
+  });
+
   it('the apps type against the McpHost interface, never the McpClientManager class', () => {
     const apps = resolve(import.meta.dirname, '..', 'apps');
     const offenders: string[] = [];

@@ -1,8 +1,12 @@
 import { existsSync } from 'node:fs';
+import { HostError } from './errors.js';
 
 /** A variable is malformed; the message names it, never its value. */
-export class EnvironmentError extends Error {
+export class EnvironmentError extends HostError {
   override name = 'EnvironmentError';
+  constructor(message: string) {
+    super('ENVIRONMENT_INVALID', message);
+  }
 }
 
 /** Reads `.env` when present (Node's own loader; variables already set win). The apps' one reader. */

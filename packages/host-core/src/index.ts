@@ -1,7 +1,6 @@
 export {
   type ApprovalDecision,
   type ApprovalRequest,
-  ChatCancelledError,
   type ChatEvent,
   ChatService,
   type ChatServiceOptions,
@@ -27,6 +26,13 @@ export {
 } from './config/mcp-config.js';
 export { credentialProblem, minimumCredentialLength } from './credential-check.js';
 export { EnvironmentError, loadDotEnv, wholeNumber } from './environment.js';
+export {
+  CancelledError,
+  HostError,
+  type HostErrorCode,
+  ToolCallError,
+  type ToolCallErrorDetails,
+} from './errors.js';
 export { type Logger, silentLogger } from './logger.js';
 export {
   type AutoContextTool,
@@ -43,24 +49,24 @@ export {
   type ServerStatus,
   type ToolCallOutcome,
 } from './mcp/client-manager.js';
-export {
-  McpToolCancelledError,
-  McpToolCredentialsError,
-  McpToolError,
-  McpToolExecutionError,
-  McpToolNotFoundError,
-  McpToolTimeoutError,
-} from './mcp/errors.js';
-export type { RequestTokens } from './mcp/header-templates.js';
 export { type Person, serverEnabled } from './mcp/person-view.js';
 export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 export type { McpHost, McpView } from './mcp-host.js';
+export {
+  type ConnectProblem,
+  People,
+  type PeopleOptions,
+  type PeopleStore,
+  type PersonRef,
+  type StartPeopleOptions,
+  startPeople,
+  type WorkspaceServer,
+} from './people.js';
 export { environmentSecrets, Redactor } from './redaction.js';
-export type { ToolHost } from './tool-host.js';
+export type { RequestTokens, ToolHost } from './tool-host.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
-export { CalculationError, calculate } from './tools/calculate.js';
 export { OpenApiSpecError } from './tools/openapi-tools.js';
 export type {
   CompletionOptions,

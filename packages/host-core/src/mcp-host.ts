@@ -44,6 +44,8 @@ export interface McpHost extends McpView {
   forPerson(person: Person): Promise<McpView>;
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
   forgetCredential(person: PersonKey, server?: string): void;
+  /** A workspace was uninstalled (or disabled `server`): its per-person connections (to it) close now. */
+  forgetWorkspace(workspace: string, server?: string): void;
   /** Closes every connection and ends every child process. */
   close(): Promise<void>;
 }

@@ -1,10 +1,4 @@
-import type {
-  AutoContextTool,
-  CallToolOptions,
-  ResolvedTool,
-  ToolCallOutcome,
-} from './mcp/client-manager.js';
-import type { ToolDefinition } from './types.js';
+import type { JsonSchema, ToolDefinition } from './types.js';
 
 /**
  * The seam where the chat loop meets the tools: what `ChatService` needs, and nothing more.
@@ -15,7 +9,7 @@ export interface ToolHost {
   listTools(): ToolDefinition[];
   /** The server and original tool name behind a model-facing name (and the server's status message). */
   resolveTool(name: string): ResolvedTool | undefined;
-  /** Runs a tool; failures throw the `McpTool*Error` types. */
+  /** Runs a tool; failures throw a `ToolCallError` or a `CancelledError` (see errors.ts). */
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<ToolCallOutcome>;
   /** The configured `system_instruction` of every connected server. */
   systemInstructions(): string[];
@@ -29,4 +23,39 @@ export interface ToolHost {
   redact<T>(value: T, extra?: Iterable<string>): T;
   /** How the asking person connects their own credential for a server (e.g. "/assistant connect github"). */
   credentialHint?(server: string): string;
+}
+
+/** Per-request secrets for `${name}` header templates, by name; never logged, never returned. */
+export type RequestTokens = Readonly<Record<string, string>>;
+
+/** Per-call options of `ToolHost.callTool`. */
+export interface CallToolOptions {
+  signal?: AbortSignal;
+  /** Overrides the server's `timeout_ms`. */
+  timeoutMs?: number;
+  /** Per-request secrets for `${name}` header templates; never logged, never returned. */
+  tokens?: RequestTokens;
+}
+
+/** A tool result as the model will read it. */
+export interface ToolCallOutcome {
+  text: string;
+  isError: boolean;
+  server: string;
+  tool: string;
+}
+
+/** A tool to call with the user's message before the first model call. */
+export interface AutoContextTool {
+  server: string;
+  /** Provider-safe name, as listed by `ToolHost.listTools`. */
+  name: string;
+  inputSchema: JsonSchema;
+}
+
+/** The server and original tool behind a model-facing name, and the server's `status_message`. */
+export interface ResolvedTool {
+  server: string;
+  tool: string;
+  statusMessage?: string;
 }

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ChatCancelledError, type ChatEvent, ChatService } from '../src/chat/chat-service.js';
+import { type ChatEvent, ChatService } from '../src/chat/chat-service.js';
 import type { ServerConfig } from '../src/config/mcp-config.js';
+import { CancelledError } from '../src/errors.js';
 import { fixtures, managerPool, nodeServer, weatherServer } from './helpers.js';
 import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
@@ -220,7 +221,7 @@ describe('chat loop', () => {
     expect(system).not.toContain('Context from broken');
   });
 
-  it('cancellation mid-tool returns promptly with a ChatCancelledError and ends the tool call', async () => {
+  it('cancellation mid-tool returns promptly with a CancelledError and ends the tool call', async () => {
     const provider = new ScriptedProvider([
       { toolCalls: [{ id: 'n', name: 'mcp__echo__never', arguments: {} }] },
     ]);
@@ -237,7 +238,7 @@ describe('chat loop', () => {
         if (event.type === 'tool_start') setTimeout(() => controller.abort(), 50);
       },
     });
-    await expect(answer).rejects.toBeInstanceOf(ChatCancelledError);
+    await expect(answer).rejects.toBeInstanceOf(CancelledError);
     expect(events.map((event) => event.type)).toEqual(['tool_start', 'tool_end']);
     // The server was told to stop and still serves the next call.
     expect((await tools.callTool('mcp__echo__echo', { message: 'after' })).text).toBe('echo: after');

@@ -4,7 +4,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
-import { McpToolCredentialsError } from '../src/mcp/errors.js';
 import { fixtures, listenOnLoopback, recordingLogger } from './helpers.js';
 import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
@@ -242,7 +241,7 @@ describe('openapi: the Petstore over loopback', () => {
     const mcp = await connect(petstore(), { env: { PET_API_KEY: 'special-key-123' } });
     const before = requests.length;
     const call = mcp.callTool('mcp__petstore__addPet', { name: 'x', photoUrls: [] });
-    await expect(call).rejects.toBeInstanceOf(McpToolCredentialsError);
+    await expect(call).rejects.toMatchObject({ code: 'MISSING_CREDENTIALS' });
     await expect(call).rejects.toThrow('${user_token}');
     expect(requests.length).toBe(before);
     const provider = new ScriptedProvider([

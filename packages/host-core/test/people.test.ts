@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { childProcesses, startTokenServer, type TokenServer, tokenOf } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
-import { McpToolCredentialsError, McpToolNotFoundError } from '../src/mcp/errors.js';
+import { ToolCallError } from '../src/errors.js';
 import type { Person } from '../src/mcp/person-view.js';
 import { startMcpFromEnvironment } from '../src/mcp/start-mcp.js';
 import { echoServer, managerPool, nodeServer, personalEcho, recordingLogger } from './helpers.js';
@@ -59,7 +59,7 @@ describe('people and their credentials', () => {
     // even when the caller passes a `token` of its own.
     await expect(
       carol.callTool('mcp__tickets__whoami', {}, { tokens: { token: tokenOf('bob') } }),
-    ).rejects.toBeInstanceOf(McpToolCredentialsError);
+    ).rejects.toMatchObject({ code: 'MISSING_CREDENTIALS' });
     expect(shared.calls).toHaveLength(2);
   });
 
@@ -105,8 +105,9 @@ describe('people and their credentials', () => {
     const erin = await manager.forPerson(person('T1', 'U_ERIN', { tickets: expired }));
     // Before: an McpToolExecutionError "HTTP 401 …" and nothing more.
     const failure = await erin.callTool('mcp__tickets__whoami', {}).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(McpToolCredentialsError);
-    expect((failure as McpToolCredentialsError).refused).toBe(401);
+    expect(failure).toBeInstanceOf(ToolCallError);
+    expect((failure as ToolCallError).code).toBe('MISSING_CREDENTIALS');
+    expect((failure as ToolCallError).refused).toBe(401);
     expect((failure as Error).message).not.toContain(expired);
   });
 
@@ -168,7 +169,9 @@ describe('people and their credentials', () => {
     expect(nobody.systemInstructions().join('\n')).toMatch(
       /"tickets" server works with each user's own credential.*after they connect it \(\/assistant connect tickets\)/,
     );
-    await expect(nobody.callTool('mcp__tickets__whoami', {})).rejects.toBeInstanceOf(McpToolNotFoundError);
+    await expect(nobody.callTool('mcp__tickets__whoami', {})).rejects.toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+    });
 
     const alice = await manager.forPerson(person('T1', 'U_ALICE', { tickets: tokenOf('alice') }));
     const bob = await manager.forPerson(person('T1', 'U_BOB', { tickets: tokenOf('bob') }));
@@ -185,7 +188,9 @@ describe('people and their credentials', () => {
       bob.callTool('mcp__tickets__whoami', {}),
     ]);
     expect([a.text, b.text]).toEqual(['you are alice', 'you are bob']);
-    await expect(bob.callTool('mcp__tickets__alice_only', {})).rejects.toBeInstanceOf(McpToolNotFoundError);
+    await expect(bob.callTool('mcp__tickets__alice_only', {})).rejects.toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+    });
     expect(manager.personalConnections()).toBe(2);
 
     // A new credential replaces the connection; a deleted one closes it.
@@ -256,13 +261,13 @@ describe('each workspace its own servers', () => {
     expect(names(inB)).toContain('mcp__calc__calculate');
     expect(inA.systemInstructions()).toEqual(['Echo is here.']);
     expect(inB.systemInstructions()).toEqual(['Calc is here.']);
-    await expect(inB.callTool('mcp__echo__echo', { message: 'hi' })).rejects.toBeInstanceOf(
-      McpToolNotFoundError,
-    );
+    await expect(inB.callTool('mcp__echo__echo', { message: 'hi' })).rejects.toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+    });
     expect(inB.resolveTool('mcp__echo__echo')).toBeUndefined();
-    await expect(inA.callTool('mcp__calc__calculate', { expression: '1+1' })).rejects.toBeInstanceOf(
-      McpToolNotFoundError,
-    );
+    await expect(inA.callTool('mcp__calc__calculate', { expression: '1+1' })).rejects.toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+    });
     expect((await inA.callTool('mcp__echo__echo', { message: 'hi' })).text).toContain('hi');
     expect((await inB.callTool('mcp__calc__calculate', { expression: '1+1' })).text).toContain('2');
   });

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
-import { McpToolCredentialsError } from '../src/mcp/errors.js';
 import { startStatelessServer } from './helpers.js';
 
 describe('one request path: tool calls, resource reads and prompt gets alike', () => {
@@ -56,7 +55,7 @@ describe('one request path: tool calls, resource reads and prompt gets alike', (
         manager.readResource('remote', 'note://1'),
         manager.getPrompt('remote', 'greet', { name: 'x' }),
       ]) {
-        await expect(attempt).rejects.toBeInstanceOf(McpToolCredentialsError);
+        await expect(attempt).rejects.toMatchObject({ code: 'MISSING_CREDENTIALS' });
       }
       expect(seen).toHaveLength(3);
     } finally {

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { hostToolNames, McpClientManager } from '../src/mcp/client-manager.js';
-import { McpToolExecutionError } from '../src/mcp/errors.js';
 import { everythingEntry, fixtures, knowledgeEntry, nodeServer } from './helpers.js';
 import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
@@ -61,9 +60,9 @@ describe('resources and prompts through McpClientManager', () => {
       .catch((error: Error) => error.message);
     expect(failure).toMatch(/^Prompt "answer_with_context" of server "kb" failed: /);
     expect(String(failure).match(/MCP error -32602/g)).toHaveLength(1);
-    await expect(mcp.readResource('kb', 'kb://documents/missing.md')).rejects.toBeInstanceOf(
-      McpToolExecutionError,
-    );
+    await expect(mcp.readResource('kb', 'kb://documents/missing.md')).rejects.toMatchObject({
+      code: 'TOOL_EXECUTION_FAILED',
+    });
     await expect(mcp.getPrompt('nowhere', 'x')).rejects.toThrow(/nowhere/);
   });
 

@@ -1,5 +1,5 @@
 import {
-  ChatCancelledError,
+  CancelledError,
   type ChatEvent,
   type ChatService,
   type Logger,
@@ -86,7 +86,7 @@ export function toolStatus(event: Extract<ChatEvent, { type: 'tool_start' }>): s
 
 /** Plain words for a failure, to post in the thread. Detail goes to the log. */
 export function failureText(error: unknown, shuttingDown = false): string {
-  if (error instanceof ChatCancelledError) return shuttingDown ? interruptedText : tooSlowText;
+  if (error instanceof CancelledError) return shuttingDown ? interruptedText : tooSlowText;
   if (error instanceof LLMProviderError) {
     switch (error.code) {
       case 'RATE_LIMITED':

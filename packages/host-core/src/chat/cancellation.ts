@@ -1,18 +1,11 @@
-/** The turn was aborted by its signal. */
-export class ChatCancelledError extends Error {
-  override name = 'ChatCancelledError';
-  readonly code = 'CANCELLED';
-  constructor() {
-    super('The answer was cancelled before it was finished.');
-  }
-}
+import { CancelledError } from '../errors.js';
 
-/** The promise, or a rejection with {@link ChatCancelledError} as soon as `signal` aborts. */
+/** The promise, or a rejection with {@link CancelledError} as soon as `signal` aborts. */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new ChatCancelledError());
+  if (signal.aborted) return Promise.reject(new CancelledError());
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ChatCancelledError());
+    const onAbort = () => reject(new CancelledError());
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
@@ -21,7 +14,7 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(signal.aborted ? new ChatCancelledError() : error);
+        reject(signal.aborted ? new CancelledError() : error);
       },
     );
   });

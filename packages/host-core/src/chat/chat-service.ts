@@ -5,7 +5,6 @@ import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 import { TurnTools } from './turn-tools.js';
 
-export { ChatCancelledError } from './cancellation.js';
 export type {
   ApprovalDecision,
   ApprovalRequest,
@@ -70,7 +69,7 @@ export class ChatService {
     this.logger = options.logger ?? silentLogger;
   }
 
-  /** Answers one user message; rejects with {@link ChatCancelledError} when `signal` aborts. */
+  /** Answers one user message; rejects with {@link CancelledError} when `signal` aborts. */
   async respond(input: RespondInput): Promise<RespondResult> {
     const { signal, onEvent } = input;
     const emit = (event: ChatEvent) => {

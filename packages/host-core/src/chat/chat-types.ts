@@ -1,6 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { RequestTokens } from '../mcp/header-templates.js';
-import type { ToolHost } from '../tool-host.js';
+import type { RequestTokens, ToolHost } from '../tool-host.js';
 import type { LLMProvider, Message, ToolHints } from '../types.js';
 
 /** Progress of one turn, reported as it happens. */

@@ -1,17 +1,8 @@
+import { CancelledError, HostError, ToolCallError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { CallToolOptions } from '../mcp/client-manager.js';
-import {
-  McpToolCancelledError,
-  McpToolCredentialsError,
-  McpToolError,
-  McpToolNotFoundError,
-  McpToolTimeoutError,
-} from '../mcp/errors.js';
-import type { RequestTokens } from '../mcp/header-templates.js';
-import type { ToolHost } from '../tool-host.js';
+import type { CallToolOptions, RequestTokens, ToolHost } from '../tool-host.js';
 import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
 import type { Message, ToolCall, ToolDefinition } from '../types.js';
-import { ChatCancelledError } from './cancellation.js';
 import type { ChatEvent, RespondInput, TraceEntry } from './chat-types.js';
 
 /** What one turn's tool calls share. */
@@ -118,7 +109,7 @@ export class TurnTools {
       hints: definition.hints ?? { readOnly: false, destructive: true, idempotent: false, openWorld: true },
       ...(JSON.stringify(shownArguments) !== JSON.stringify(call.arguments) ? { hidesSecrets: true } : {}),
     });
-    if (this.signal?.aborted) throw new ChatCancelledError();
+    if (this.signal?.aborted) throw new CancelledError();
     if (decision.outcome === 'approved') return undefined;
     const why =
       decision.outcome === 'denied'
@@ -182,7 +173,7 @@ export class TurnTools {
           `Context from ${tool.server} (looked up for this message):\n${outcome.text}${instruction ? `\n\n${instruction}` : ''}`,
         );
       } catch (error) {
-        if (this.signal?.aborted) throw new ChatCancelledError();
+        if (this.signal?.aborted) throw new CancelledError();
         this.logger.warn(
           { server: tool.server, tool: tool.name, error: String(error) },
           'auto-context tool failed; skipped',
@@ -217,7 +208,7 @@ export class TurnTools {
         call.argumentsError ??
         (definition ? checkArguments(call.arguments, definition.inputSchema) : undefined);
       if (!definition) {
-        throw new McpToolNotFoundError(call.name);
+        throw new ToolCallError('TOOL_NOT_FOUND', `Unknown tool "${call.name}"`, { tool: call.name });
       } else if (problem) {
         content = `Error: invalid arguments for ${call.name}: ${problem}. Call the tool again with corrected arguments.`;
       } else {
@@ -233,7 +224,7 @@ export class TurnTools {
         }
       }
     } catch (error) {
-      if (error instanceof McpToolCancelledError || signal?.aborted) {
+      if ((error instanceof HostError && error.code === 'CANCELLED') || signal?.aborted) {
         emit({
           type: 'tool_end',
           callId: call.id,
@@ -242,7 +233,7 @@ export class TurnTools {
           ok: false,
           durationMs: performance.now() - started,
         });
-        throw new ChatCancelledError();
+        throw new CancelledError();
       }
       content = this.describeFailure(call.name, error);
     }
@@ -262,27 +253,29 @@ export class TurnTools {
   }
 
   private describeFailure(name: string, error: unknown): string {
-    if (error instanceof McpToolNotFoundError) {
+    const code = error instanceof HostError ? error.code : undefined;
+    if (code === 'TOOL_NOT_FOUND') {
       const available = this.tools.map((tool) => tool.name).join(', ');
       return `Error: there is no tool named "${name}". Available tools: ${available}.`;
     }
-    if (error instanceof McpToolCredentialsError) {
+    if (error instanceof ToolCallError && code === 'MISSING_CREDENTIALS') {
+      const server = error.server ?? '?';
       if (error.placeholders.includes('token')) {
-        const hint = this.host.credentialHint?.(error.server);
+        const hint = this.host.credentialHint?.(server);
         if (error.refused) {
-          this.emit({ type: 'credential_needed', server: error.server, name, refused: true });
-          return `Error: the "${error.server}" server refused the user's own credential (HTTP ${error.refused}): it has probably expired or been revoked. Tell the user to connect it again${hint ? ` (${hint})` : ''} and then ask again.`;
+          this.emit({ type: 'credential_needed', server, name, refused: true });
+          return `Error: the "${server}" server refused the user's own credential (HTTP ${error.refused}): it has probably expired or been revoked. Tell the user to connect it again${hint ? ` (${hint})` : ''} and then ask again.`;
         }
-        this.emit({ type: 'credential_needed', server: error.server, name });
-        return `Error: ${name} needs the user's own credential for the "${error.server}" server, and they have not connected one. Tell the user to connect it${hint ? ` (${hint})` : ''} and then ask again.`;
+        this.emit({ type: 'credential_needed', server, name });
+        return `Error: ${name} needs the user's own credential for the "${server}" server, and they have not connected one. Tell the user to connect it${hint ? ` (${hint})` : ''} and then ask again.`;
       }
       return `Error: ${name} needs credentials that were not supplied (${error.placeholders.join(', ')}). Tell the user this tool needs their credentials to be set up.`;
     }
-    if (error instanceof McpToolTimeoutError) {
+    if (error instanceof ToolCallError && code === 'REQUEST_TIMEOUT') {
       return `Error: ${name} timed out after ${error.timeoutMs} ms (its data source did not answer). Tell the user it could not be looked up right now.`;
     }
     this.logger.warn({ tool: name, error: String(error) }, 'tool call failed');
-    const detail = error instanceof McpToolError ? error.message : 'the tool failed unexpectedly';
+    const detail = error instanceof HostError ? error.message : 'the tool failed unexpectedly';
     return `Error: ${detail}. Tell the user this information could not be retrieved.`;
   }
 }

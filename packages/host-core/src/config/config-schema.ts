@@ -1,12 +1,15 @@
 import { z } from 'zod';
+import { HostError } from '../errors.js';
 import type { TransportKind } from './mcp-config.js';
 
 // The shape of one `mcpServers` entry: fields, their accepted aliases, and the words an error uses.
 
 /** A configuration file that cannot be used; the message names file, server and field. */
-export class McpConfigError extends Error {
+export class McpConfigError extends HostError {
   override name = 'McpConfigError';
-  readonly code = 'MCP_CONFIG_INVALID';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('MCP_CONFIG_INVALID', message, options);
+  }
 }
 
 /** Default per-call tool timeout. */

@@ -12,14 +12,10 @@ import {
   newConnection,
   openConnection,
   shutDown,
+  startConnection,
 } from './connection.js';
-import {
-  McpToolCancelledError,
-  McpToolCredentialsError,
-  McpToolExecutionError,
-  McpToolNotFoundError,
-} from './errors.js';
-import { defaultResultBudget, formatToolResult, type RawToolResult } from './format-tool-result.js';
+import { toolNotFound } from './errors.js';
+import { defaultResultBudget } from './format-tool-result.js';
 import type {
   AutoContextTool,
   CallToolOptions,
@@ -34,16 +30,13 @@ import type {
 } from './manager-types.js';
 import { type Person, PersonView, serverEnabled, type ViewSource } from './person-view.js';
 import { PersonalPool, type PersonKey } from './personal-pool.js';
-import { type RequestWork, runRequest } from './request-path.js';
+import { Requests } from './requests.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
-import { Slots } from './slots.js';
+import { instructionsOf, statusOf, unavailableOf } from './server-status.js';
 import { defaultRestartPolicy, Supervisor } from './supervisor.js';
-import { approvalPolicy, autoContextTools, listedStates, ToolIndex, visibleTools } from './tool-index.js';
+import { autoContextTools, ToolIndex, visibleTools, warnOnManyTools } from './tool-index.js';
 
 export * from './manager-types.js';
-
-/** The fewest tools a provider accepts in one request (OpenAI: 128). */
-const toolsPerRequestLimit = 128;
 
 /**
  * Connects to every configured MCP server, merges their tools into one provider-neutral list, routes
@@ -54,7 +47,6 @@ const toolsPerRequestLimit = 128;
 export class McpClientManager {
   private readonly logger: Logger;
   private readonly context: ConnectionContext;
-  private readonly resultBudget: number;
   private readonly env: NodeJS.ProcessEnv;
   /** Knows every secret this manager has seen; every log line and error passes through it. */
   readonly redactor: Redactor;
@@ -63,15 +55,14 @@ export class McpClientManager {
   private readonly host: LocalConnection;
   private readonly index = new ToolIndex();
   private readonly supervisor: Supervisor;
-  private readonly slots: Slots;
+  private readonly requests: Requests;
   private readonly pool: PersonalPool;
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientManagerOptions = {}) {
     this.env = options.env ?? process.env;
-    this.redactor = new Redactor(environmentSecrets(this.env));
+    this.redactor = options.redactor ?? new Redactor(environmentSecrets(this.env));
     this.logger = this.redactor.wrap(options.logger ?? silentLogger);
-    this.resultBudget = options.resultBudget ?? defaultResultBudget;
     this.context = {
       logger: this.logger,
       redactor: this.redactor,
@@ -86,7 +77,12 @@ export class McpClientManager {
       ...defaultRestartPolicy,
       ...options.restartPolicy,
     });
-    this.slots = new Slots(Math.max(1, options.maxConcurrentPerServer ?? 4));
+    this.requests = new Requests(
+      this.redactor,
+      this.env,
+      options.resultBudget ?? defaultResultBudget,
+      options.maxConcurrentPerServer ?? 4,
+    );
     this.host = hostConnection(this);
     // Per-person connections are not supervised: a failed one is reopened on the person's next turn.
     this.pool = new PersonalPool(
@@ -103,30 +99,13 @@ export class McpClientManager {
           this.logger.warn({ server: config.name }, 'MCP server already configured; keeping the first');
           return;
         }
-        // A value filled from the environment may be a secret whatever its variable is called.
-        this.redactor.pin(config.substituted ?? []);
         const connection = newConnection(config);
         this.connections.set(config.name, connection);
-        if (config.disabled) {
-          this.logger.info({ server: config.name }, 'MCP server disabled in config; not connecting');
-          return;
-        }
-        if (config.connection === 'per_user') {
-          connection.state = 'per_user';
-          this.logger.info({ server: config.name }, 'MCP server connects per person, on their first use');
-          return;
-        }
-        await openConnection(connection, this.context);
+        await startConnection(connection, this.context);
       }),
     );
     this.rebuildIndex();
-    const offered = this.listTools().length;
-    if (offered > toolsPerRequestLimit) {
-      this.logger.warn(
-        { tools: offered, limit: toolsPerRequestLimit },
-        `${offered} tools are offered, more than OpenAI accepts in one request (${toolsPerRequestLimit}); each turn sends the most relevant, or narrow them with allowed_tools`,
-      );
-    }
+    warnOnManyTools(this.listTools().length, this.logger);
   }
 
   /** A copy of a value with the pinned secrets, and `extra` (the asking person's), replaced. */
@@ -136,19 +115,7 @@ export class McpClientManager {
 
   /** Each configured server with its state and tool count. */
   status(): ServerStatus[] {
-    return [...this.connections.values()].map((connection) => ({
-      name: connection.config.name,
-      transport: connection.config.transport,
-      state: connection.state,
-      // A reason may quote a server's stderr or an HTTP error body: it leaves only redacted.
-      ...(connection.reason ? { reason: this.redactor.redact(connection.reason) } : {}),
-      toolCount: listedStates.has(connection.state) ? visibleTools(connection).length : 0,
-      approval: approvalPolicy(connection),
-      personalCredential: connection.config.personalCredential ?? false,
-      enabledByDefault: connection.config.enabledByDefault ?? true,
-      ...(connection.config.credentialHelp ? { credentialHelp: connection.config.credentialHelp } : {}),
-      ...(connection.config.systemInstruction ? { description: connection.config.systemInstruction } : {}),
-    }));
+    return [...this.connections.values()].map((connection) => statusOf(connection, this.redactor));
   }
 
   /**
@@ -156,9 +123,7 @@ export class McpClientManager {
    * (its tools were never listed, and the model is told it is unavailable rather than left to guess).
    */
   unavailableServers(): Array<{ server: string; restarting: boolean }> {
-    return [...this.connections.values()]
-      .filter((connection) => connection.state !== 'connected' && listedStates.has(connection.state))
-      .map((connection) => ({ server: connection.config.name, restarting: connection.state !== 'failed' }));
+    return unavailableOf(this.connections.values());
   }
 
   /** Every tool of every connected server, named for the model and filtered by `allowed_tools`. */
@@ -183,29 +148,7 @@ export class McpClientManager {
 
   /** Reads a resource of a server as text (blobs described), with the same timeouts and errors as tools. */
   async readResource(server: string, uri: string, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
-    const what = `read_resource ${uri}`;
-    const secrets: string[] = [];
-    const result = await this.request(
-      this.connectionOf(server, what),
-      what,
-      options,
-      { mcp: (client, call) => client.readResource({ uri }, call) },
-      { secrets },
-    );
-    const text = result.contents
-      .map((content) =>
-        'text' in content && typeof content.text === 'string'
-          ? content.text
-          : `[${content.mimeType ?? 'binary'} resource ${content.uri}, ${Math.floor((String((content as { blob?: string }).blob ?? '').length * 3) / 4)} bytes]`,
-      )
-      .join('\n');
-    const formatted = formatToolResult({ content: [{ type: 'text', text }] }, this.resultBudget);
-    return {
-      text: this.redactor.redact(formatted.text, secrets),
-      isError: false,
-      server,
-      tool: 'read_resource',
-    };
+    return this.requests.readResource(this.connectionOf(server, `read_resource ${uri}`), uri, options);
   }
 
   /** Fills a server's prompt and returns its messages as plain text. */
@@ -215,25 +158,7 @@ export class McpClientManager {
     args: Record<string, string> = {},
     options: CallToolOptions = {},
   ): Promise<FilledPrompt> {
-    const what = `prompt ${name}`;
-    const secrets: string[] = [];
-    const result = await this.request(
-      this.connectionOf(server, what),
-      what,
-      options,
-      { mcp: (client, call) => client.getPrompt({ name, arguments: args }, call) },
-      { secrets },
-    );
-    return {
-      ...(result.description ? { description: this.redactor.redact(result.description, secrets) } : {}),
-      messages: result.messages.map((message) => ({
-        role: message.role,
-        content: this.redactor.redact(
-          formatToolResult({ content: [message.content] }, this.resultBudget).text,
-          secrets,
-        ),
-      })),
-    };
+    return this.requests.getPrompt(this.connectionOf(server, `prompt ${name}`), name, args, options);
   }
 
   /** The server and original tool name behind a model-facing name. */
@@ -242,10 +167,9 @@ export class McpClientManager {
   }
 
   /**
-   * Calls a tool by its model-facing name and returns its result as text. Throws
-   * {@link McpToolNotFoundError}, `McpToolTimeoutError` (the request is cancelled on the server),
-   * {@link McpToolExecutionError} (server failed or disconnected), {@link McpToolCredentialsError} or
-   * {@link McpToolCancelledError} (the signal was aborted).
+   * Calls a tool by its model-facing name and returns its result as text. Throws a `ToolCallError`
+   * (`TOOL_NOT_FOUND`, `REQUEST_TIMEOUT`: cancelled on the server, `TOOL_EXECUTION_FAILED`,
+   * `MISSING_CREDENTIALS`) or a `CancelledError` (the signal was aborted).
    */
   async callTool(
     name: string,
@@ -253,57 +177,12 @@ export class McpClientManager {
     options: CallToolOptions = {},
   ): Promise<ToolCallOutcome> {
     const entry = this.index.get(name);
-    if (!entry) throw new McpToolNotFoundError(name);
-    return this.callEntry(entry.connection, entry.tool.name, name, args, options);
+    if (!entry) throw toolNotFound(name);
+    return this.requests.callTool(entry.connection, entry.tool.name, name, args, options);
   }
 
-  private async callEntry(
-    connection: Connection,
-    tool: string,
-    name: string,
-    args: Record<string, unknown>,
-    options: CallToolOptions,
-    slot?: string,
-  ): Promise<ToolCallOutcome> {
-    const secrets: string[] = [];
-    const result = await this.request<RawToolResult>(
-      connection,
-      name,
-      options,
-      {
-        mcp: (client, call) => client.callTool({ name: tool, arguments: args }, undefined, call),
-        local: (local, context) => local.call(tool, args, context),
-      },
-      { secrets, ...(slot ? { slot } : {}) },
-    );
-    const formatted = formatToolResult(result, this.resultBudget);
-    return {
-      text: this.redactor.redact(formatted.text, secrets),
-      isError: formatted.isError,
-      server: connection.config.name,
-      tool,
-    };
-  }
-
-  /**
-   * The `system_instruction` of every shared server whose tools are listed, then the instructions the
-   * server itself gave at initialize (unless `server_instructions: false`). A server that never
-   * connected has no tools to describe: it is named as unavailable instead.
-   */
   private instructions(): Array<{ server: string; text: string }> {
-    return [...this.connections.values()]
-      .filter((connection) => listedStates.has(connection.state) && visibleTools(connection).length > 0)
-      .flatMap((connection) => {
-        const server = connection.config.name;
-        const own =
-          connection.config.serverInstructions !== false && connection.instructions
-            ? [{ server, text: this.redactor.redact(connection.instructions) }]
-            : [];
-        const configured = connection.config.systemInstruction
-          ? [{ server, text: connection.config.systemInstruction }]
-          : [];
-        return [...configured, ...own];
-      });
+    return instructionsOf(this.connections.values(), this.redactor);
   }
 
   /** The configured `system_instruction` of every connected server. */
@@ -336,7 +215,7 @@ export class McpClientManager {
       // A person's own connection has its own slots: one person's calls never queue behind another's.
       callOn: (connection, tool, name, args, options) =>
         this.pool.use(connection, () =>
-          this.callEntry(
+          this.requests.callTool(
             connection,
             tool,
             name,
@@ -355,9 +234,9 @@ export class McpClientManager {
     this.pool.forget(person, server);
   }
 
-  /** A workspace was uninstalled: every per-person connection of it closes now. */
-  forgetWorkspace(workspace: string): void {
-    this.pool.forgetWorkspace(workspace);
+  /** A workspace was uninstalled (or disabled `server`): its per-person connections (to it) close now. */
+  forgetWorkspace(workspace: string, server?: string): void {
+    this.pool.forgetWorkspace(workspace, server);
   }
 
   /** Closes per-person connections idle for longer than the pool's `idleMs` now (also run on a timer). */
@@ -429,7 +308,7 @@ export class McpClientManager {
 
   private connectionOf(server: string, what: string): Connection {
     const connection = this.connections.get(server);
-    if (!connection) throw new McpToolNotFoundError(`${server}: ${what}`);
+    if (!connection) throw toolNotFound(`${server}: ${what}`);
     return connection;
   }
 
@@ -439,17 +318,5 @@ export class McpClientManager {
     );
     this.host.tools = hasResources ? resourceTools : [];
     this.index.rebuild([...this.connections.values(), this.host]);
-  }
-
-  private request<T>(
-    connection: Connection,
-    what: string,
-    options: CallToolOptions,
-    work: RequestWork<T>,
-    { secrets, slot = connection.config.name }: { secrets: string[]; slot?: string },
-  ): Promise<T> {
-    return this.slots.run(slot, () =>
-      runRequest(connection, what, options, work, { redactor: this.redactor, env: this.env, secrets }),
-    );
   }
 }

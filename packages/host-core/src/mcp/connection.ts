@@ -249,3 +249,23 @@ export async function shutDown(connection: Connection, reason: string): Promise<
   ]);
   await terminate([...(pid ? [pid] : []), ...connection.descendants], 1000);
 }
+
+/**
+ * Starts a configured server: a disabled one stays closed, a per-person one waits for its people (no
+ * shared connection), any other connects now. Values the config filled from the environment may be
+ * secrets whatever their variables are called: they are pinned first.
+ */
+export async function startConnection(connection: Connection, context: ConnectionContext): Promise<void> {
+  const config = connection.config;
+  context.redactor.pin(config.substituted ?? []);
+  if (config.disabled) {
+    context.logger.info({ server: config.name }, 'MCP server disabled in config; not connecting');
+    return;
+  }
+  if (config.connection === 'per_user') {
+    connection.state = 'per_user';
+    context.logger.info({ server: config.name }, 'MCP server connects per person, on their first use');
+    return;
+  }
+  await openConnection(connection, context);
+}

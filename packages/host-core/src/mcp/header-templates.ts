@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RequestTokens } from '../tool-host.js';
 
-/** Per-request secrets (placeholder name → value), supplied per user by the app. */
-export type RequestTokens = Readonly<Record<string, string>>;
+export type { RequestTokens };
 
 const current = new AsyncLocalStorage<RequestTokens>();
 

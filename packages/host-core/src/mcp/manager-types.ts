@@ -1,13 +1,25 @@
 import type { ApprovalPolicy, ServerConfig } from '../config/mcp-config.js';
 import type { Logger } from '../logger.js';
-import type { JsonSchema } from '../types.js';
-import type { RequestTokens } from './header-templates.js';
+import type { Redactor } from '../redaction.js';
 import type { PersonalPoolOptions } from './personal-pool.js';
 import type { RestartPolicy } from './supervisor.js';
+
+export type {
+  AutoContextTool,
+  CallToolOptions,
+  RequestTokens,
+  ResolvedTool,
+  ToolCallOutcome,
+} from '../tool-host.js';
 
 /** Options of `McpClientManager`. */
 export interface McpClientManagerOptions {
   logger?: Logger;
+  /**
+   * The process's one redactor (the app's logs, the providers' errors and MCP share it, so a secret
+   * one of them learns is hidden by all). Default: a new one over the environment's secrets.
+   */
+  redactor?: Redactor;
   /** Time a server has to start and answer `initialize` and `tools/list` (default 10 000 ms). */
   connectTimeoutMs?: number;
   /** Largest tool result handed on, in characters (default 20 000). */
@@ -57,23 +69,6 @@ export interface ServerStatus {
   description?: string;
 }
 
-/** Per-call options of `McpClientManager.callTool`. */
-export interface CallToolOptions {
-  signal?: AbortSignal;
-  /** Overrides the server's `timeout_ms`. */
-  timeoutMs?: number;
-  /** Per-request secrets for `${name}` header templates; never logged, never returned. */
-  tokens?: RequestTokens;
-}
-
-/** A tool result as the model will read it. */
-export interface ToolCallOutcome {
-  text: string;
-  isError: boolean;
-  server: string;
-  tool: string;
-}
-
 /** A resource some server offers. */
 export interface ResourceEntry {
   server: string;
@@ -112,18 +107,3 @@ export const hostToolNames = {
   listResources: 'host__list_resources',
   readResource: 'host__read_resource',
 } as const;
-
-/** A tool to call with the user's message before the first model call. */
-export interface AutoContextTool {
-  server: string;
-  /** Provider-safe name, as listed by `McpClientManager.listTools`. */
-  name: string;
-  inputSchema: JsonSchema;
-}
-
-/** The server and original tool behind a model-facing name, and the server's `status_message`. */
-export interface ResolvedTool {
-  server: string;
-  tool: string;
-  statusMessage?: string;
-}

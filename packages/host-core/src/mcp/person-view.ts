@@ -2,7 +2,7 @@ import type { ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
 import type { ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
-import { McpToolNotFoundError } from './errors.js';
+import { toolNotFound } from './errors.js';
 import type { RequestTokens } from './header-templates.js';
 import type {
   AutoContextTool,
@@ -108,8 +108,7 @@ export class PersonView implements McpView {
 
   /** A server this view may reach: configured, not the host's own, and enabled for the workspace. */
   private reachable(server: string, what: string): void {
-    if (!this.byName.has(server) || !this.enabled(server))
-      throw new McpToolNotFoundError(`${server}: ${what}`);
+    if (!this.byName.has(server) || !this.enabled(server)) throw toolNotFound(`${server}: ${what}`);
   }
 
   async readResource(server: string, uri: string, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
@@ -163,7 +162,7 @@ export class PersonView implements McpView {
         .callOn(own.connection, own.tool.name, name, args, this.optionsFor(undefined, options))
         .then(hidden, hiddenError);
     const shared = this.sharedTool(name);
-    if (!shared) return Promise.reject(new McpToolNotFoundError(name));
+    if (!shared) return Promise.reject(toolNotFound(name));
     // host__list_resources / host__read_resource run over this view, never over every server.
     if (shared.server === hostServerName)
       return this.source

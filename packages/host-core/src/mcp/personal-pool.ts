@@ -162,10 +162,11 @@ export class PersonalPool {
     }
   }
 
-  /** Closes every connection of a workspace (it was uninstalled). */
-  forgetWorkspace(workspace: string): void {
+  /** Closes every connection of a workspace (it was uninstalled), or only those to `server` (disabled). */
+  forgetWorkspace(workspace: string, server?: string): void {
     for (const entry of [...this.entries.values()])
-      if (entry.workspace === workspace) this.remove(entry, 'workspace removed');
+      if (entry.workspace === workspace && (server === undefined || entry.key.endsWith(`\u0000${server}`)))
+        this.remove(entry, server ? 'server disabled in the workspace' : 'workspace removed');
   }
 
   /** Closes every connection idle for longer than `idleMs` now (also run on a timer). */

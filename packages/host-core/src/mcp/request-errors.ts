@@ -1,10 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import {
-  McpToolCancelledError,
-  McpToolCredentialsError,
-  McpToolExecutionError,
-  McpToolTimeoutError,
-} from './errors.js';
+import { HostError } from '../errors.js';
+import { credentialsNeeded, requestCancelled, requestFailed, requestTimedOut } from './errors.js';
 import { MissingCredentialsError } from './local-servers.js';
 
 /** A short, one-line description of anything thrown by the SDK, a transport or a local server. */
@@ -32,21 +28,20 @@ export interface FailedRequest {
   personal?: boolean;
 }
 
-/** The one mapping from SDK, transport and local errors to the `McpTool*Error` types (text redacted). */
+/** The one mapping from SDK, transport and local errors to the seam's errors (text redacted). */
 export function toRequestError(error: unknown, request: FailedRequest): Error {
   const { what, server } = request;
-  if (request.signal?.aborted) return new McpToolCancelledError(what);
+  if (request.signal?.aborted) return requestCancelled(what);
   const timedOut =
     (error instanceof McpError && error.code === ErrorCode.RequestTimeout) ||
-    error instanceof McpToolTimeoutError;
-  if (timedOut) return new McpToolTimeoutError(what, server, request.timeoutMs, { cause: error });
-  if (error instanceof MissingCredentialsError)
-    return new McpToolCredentialsError(what, server, error.placeholders);
+    (error instanceof HostError && error.code === 'REQUEST_TIMEOUT');
+  if (timedOut) return requestTimedOut(what, server, request.timeoutMs, { cause: error });
+  if (error instanceof MissingCredentialsError) return credentialsNeeded(what, server, error.placeholders);
   // A server that refuses the person's own credential: it expired or was revoked, and they can fix it.
   const status = (error as { code?: unknown } | undefined)?.code;
   if (request.personal && (status === 401 || status === 403))
-    return new McpToolCredentialsError(what, server, ['token'], status);
-  return new McpToolExecutionError(what, server, request.redact(describeError(error)), { cause: error });
+    return credentialsNeeded(what, server, ['token'], status);
+  return requestFailed(what, server, request.redact(describeError(error)), { cause: error });
 }
 
 /** Rejects with `message` when `promise` takes longer than `ms`. */

@@ -1,12 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ToolCallError } from '../errors.js';
 import type { Redactor } from '../redaction.js';
 import type { Connection } from './connection.js';
-import {
-  McpToolCancelledError,
-  McpToolCredentialsError,
-  McpToolExecutionError,
-  McpToolTimeoutError,
-} from './errors.js';
+import { credentialsNeeded, requestCancelled, requestFailed, requestTimedOut } from './errors.js';
 import { fillHeaders, withTokens } from './header-templates.js';
 import type { LocalCallContext, LocalServer } from './local-servers.js';
 import type { CallToolOptions } from './manager-types.js';
@@ -38,7 +34,7 @@ export async function runRequest<T>(
   const config = connection.config;
   const server = config.name;
   if (connection.state !== 'connected') throw notConnected(connection, what, host.redactor);
-  if (options.signal?.aborted) throw new McpToolCancelledError(what);
+  if (options.signal?.aborted) throw requestCancelled(what);
   const tokens = options.tokens ?? {};
   // The caller's secrets are hidden in this request's output and errors, and in every log.
   const secrets = host.secrets ?? [];
@@ -47,7 +43,7 @@ export async function runRequest<T>(
   const timeoutMs = options.timeoutMs ?? config.timeoutMs;
   if (config.transport === 'http' || config.transport === 'sse') {
     const { missing } = fillHeaders(config.headers, tokens, host.env);
-    if (missing.length > 0) throw new McpToolCredentialsError(what, server, missing);
+    if (missing.length > 0) throw credentialsNeeded(what, server, missing);
   }
   const timeout = AbortSignal.timeout(timeoutMs);
   const failed = {
@@ -81,20 +77,20 @@ export async function runRequest<T>(
     // The SDK's stdio transport drops the connection on a message over its read limit: the call that
     // asked for it fails as too large, and the supervisor restarts the server.
     if (connection.kind === 'mcp' && connection.overflowAt !== undefined && !options.signal?.aborted)
-      throw new McpToolExecutionError(
+      throw requestFailed(
         what,
         server,
         'result too large: the server sent a message over the 10 MB read limit; the server is restarting',
         { cause: error },
       );
     if (timeout.aborted && connection.kind === 'local' && !options.signal?.aborted)
-      throw new McpToolTimeoutError(what, server, timeoutMs, { cause: error });
+      throw requestTimedOut(what, server, timeoutMs, { cause: error });
     throw toRequestError(error, failed);
   }
 }
 
 /** Why a request cannot reach a server that is not connected: restarting, or down, with the cause. */
-function notConnected(connection: Connection, what: string, redactor: Redactor): McpToolExecutionError {
+function notConnected(connection: Connection, what: string, redactor: Redactor): ToolCallError {
   const cause = connection.reason ? redactor.redact(connection.reason) : undefined;
   const restarting = connection.state === 'restarting' || connection.state === 'connecting';
   const state = restarting
@@ -102,5 +98,5 @@ function notConnected(connection: Connection, what: string, redactor: Redactor):
     : connection.state === 'failed'
       ? 'the server is down'
       : `the server is ${connection.state}`;
-  return new McpToolExecutionError(what, connection.config.name, cause ? `${state} (${cause})` : state);
+  return requestFailed(what, connection.config.name, cause ? `${state} (${cause})` : state);
 }

@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalPolicy } from '../config/mcp-config.js';
+import type { Logger } from '../logger.js';
 import type { JsonSchema, ToolDefinition, ToolHints } from '../types.js';
 import type { Connection } from './connection.js';
 import type { AutoContextTool, ResolvedTool } from './manager-types.js';
@@ -124,4 +125,16 @@ export function needsApproval(policy: ApprovalPolicy, tool: string, hints: ToolH
   if (policy === 'always') return true;
   if (policy === 'writes') return !hints.readOnly;
   return false;
+}
+
+/** The fewest tools a provider accepts in one request (OpenAI: 128). */
+const toolsPerRequestLimit = 128;
+
+/** Warns when more tools are offered than the strictest provider takes in one request. */
+export function warnOnManyTools(offered: number, logger: Logger): void {
+  if (offered <= toolsPerRequestLimit) return;
+  logger.warn(
+    { tools: offered, limit: toolsPerRequestLimit },
+    `${offered} tools are offered, more than OpenAI accepts in one request (${toolsPerRequestLimit}); each turn sends the most relevant, or narrow them with allowed_tools`,
+  );
 }

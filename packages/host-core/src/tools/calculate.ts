@@ -1,11 +1,15 @@
+import { HostError } from '../errors.js';
 /** Longest expression accepted, in characters. */
 export const maxExpressionLength = 2000;
 /** Deepest nesting of parentheses, signs and powers accepted. */
 export const maxDepth = 100;
 
 /** An expression `calculate` cannot evaluate; the message says where and why. */
-export class CalculationError extends Error {
+export class CalculationError extends HostError {
   override name = 'CalculationError';
+  constructor(message: string) {
+    super('CALCULATION_FAILED', message);
+  }
 }
 
 type Token =

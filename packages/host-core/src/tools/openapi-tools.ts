@@ -1,13 +1,14 @@
+import { HostError } from '../errors.js';
 import type { JsonSchema } from '../types.js';
 
 /** An OpenAPI document that cannot be used; `pointer` is the JSON pointer of the problem. */
-export class OpenApiSpecError extends Error {
+export class OpenApiSpecError extends HostError {
   override name = 'OpenApiSpecError';
   constructor(
     readonly pointer: string,
     message: string,
   ) {
-    super(`${pointer}: ${message}`);
+    super('OPENAPI_SPEC_INVALID', `${pointer}: ${message}`);
   }
 }
 

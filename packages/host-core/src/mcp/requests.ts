@@ -1,0 +1,125 @@
+import type { Redactor } from '../redaction.js';
+import type { CallToolOptions, ToolCallOutcome } from '../tool-host.js';
+import type { Connection } from './connection.js';
+import { formatToolResult, type RawToolResult } from './format-tool-result.js';
+import type { FilledPrompt } from './manager-types.js';
+import { type RequestWork, runRequest } from './request-path.js';
+import { Slots } from './slots.js';
+
+/**
+ * Tool calls, resource reads and prompt gets on one connection: each waits for a slot of its server
+ * (or of the person's own connection), runs on the request path (timeouts, tokens, errors), and comes
+ * back as text the model can read, cut to the result budget, with every secret it carried hidden.
+ */
+export class Requests {
+  private readonly slots: Slots;
+
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly resultBudget: number,
+    maxConcurrentPerServer: number,
+  ) {
+    this.slots = new Slots(Math.max(1, maxConcurrentPerServer));
+  }
+
+  /** Calls `tool` on the connection; `slot` names whose turn it waits for (default: the server's). */
+  async callTool(
+    connection: Connection,
+    tool: string,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+    slot?: string,
+  ): Promise<ToolCallOutcome> {
+    const secrets: string[] = [];
+    const result = await this.run<RawToolResult>(
+      connection,
+      name,
+      options,
+      {
+        mcp: (client, call) => client.callTool({ name: tool, arguments: args }, undefined, call),
+        local: (local, context) => local.call(tool, args, context),
+      },
+      secrets,
+      slot,
+    );
+    const formatted = formatToolResult(result, this.resultBudget);
+    return {
+      text: this.redactor.redact(formatted.text, secrets),
+      isError: formatted.isError,
+      server: connection.config.name,
+      tool,
+    };
+  }
+
+  /** Reads a resource as text (blobs described). */
+  async readResource(
+    connection: Connection,
+    uri: string,
+    options: CallToolOptions,
+  ): Promise<ToolCallOutcome> {
+    const secrets: string[] = [];
+    const result = await this.run(
+      connection,
+      `read_resource ${uri}`,
+      options,
+      { mcp: (client, call) => client.readResource({ uri }, call) },
+      secrets,
+    );
+    const text = result.contents
+      .map((content) =>
+        'text' in content && typeof content.text === 'string'
+          ? content.text
+          : `[${content.mimeType ?? 'binary'} resource ${content.uri}, ${Math.floor((String((content as { blob?: string }).blob ?? '').length * 3) / 4)} bytes]`,
+      )
+      .join('\n');
+    const formatted = formatToolResult({ content: [{ type: 'text', text }] }, this.resultBudget);
+    return {
+      text: this.redactor.redact(formatted.text, secrets),
+      isError: false,
+      server: connection.config.name,
+      tool: 'read_resource',
+    };
+  }
+
+  /** Fills a prompt and returns its messages as plain text. */
+  async getPrompt(
+    connection: Connection,
+    name: string,
+    args: Record<string, string>,
+    options: CallToolOptions,
+  ): Promise<FilledPrompt> {
+    const secrets: string[] = [];
+    const result = await this.run(
+      connection,
+      `prompt ${name}`,
+      options,
+      { mcp: (client, call) => client.getPrompt({ name, arguments: args }, call) },
+      secrets,
+    );
+    return {
+      ...(result.description ? { description: this.redactor.redact(result.description, secrets) } : {}),
+      messages: result.messages.map((message) => ({
+        role: message.role,
+        content: this.redactor.redact(
+          formatToolResult({ content: [message.content] }, this.resultBudget).text,
+          secrets,
+        ),
+      })),
+    };
+  }
+
+  private run<T>(
+    connection: Connection,
+    what: string,
+    options: CallToolOptions,
+    work: RequestWork<T>,
+    secrets: string[],
+    slot = connection.config.name,
+  ): Promise<T> {
+    return this.slots.run(slot, () =>
+      runRequest(connection, what, options, work, { redactor: this.redactor, env: this.env, secrets }),
+    );
+  }
+}

@@ -1,0 +1,201 @@
+import type { Logger } from './logger.js';
+import { silentLogger } from './logger.js';
+import type { ServerStatus } from './mcp/manager-types.js';
+import { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
+import type { McpHost, McpView } from './mcp-host.js';
+
+/** Who: a person of a workspace (Slack's team and user ids, or the terminal's local ones). */
+export interface PersonRef {
+  workspace: string;
+  user: string;
+}
+
+/**
+ * What {@link People} needs of a store: each person's credentials and each workspace's server
+ * settings. `@ai-assistant/store`'s `Store` is one; a test can be another.
+ */
+export interface PeopleStore {
+  credentials: {
+    /** Every secret of one person, by server, decrypted for one turn. */
+    of(workspace: string, user: string): Promise<{ secrets: Record<string, string> }>;
+    /** The servers a person has a credential for (never the secrets). */
+    list(workspace: string, user: string): Promise<Array<{ server: string }>>;
+    put(workspace: string, user: string, server: string, secret: string): Promise<void>;
+    /** Whether there was one. */
+    delete(workspace: string, user: string, server: string): Promise<boolean>;
+  };
+  workspaces: {
+    /** The servers a workspace's admins enabled (true) or disabled (false). */
+    settings(workspace: string): Promise<Map<string, boolean>>;
+    setEnabled(workspace: string, server: string, enabled: boolean, by: string): Promise<void>;
+  };
+}
+
+/** A catalog server as one person of one workspace sees it. */
+export interface WorkspaceServer extends ServerStatus {
+  /** Whether the workspace has it (the admins' choice, else `enabled_by_default`). */
+  enabled: boolean;
+  /** Whether this person has stored their own credential for it. */
+  connected: boolean;
+}
+
+/** Why a server cannot take a person's credential. */
+export type ConnectProblem = 'unknown server' | 'not personal' | 'no store';
+
+/** Options of {@link People}. */
+export interface PeopleOptions {
+  logger?: Logger;
+  /** How a person connects a server in this app, for the model to tell them (e.g. "/connect github"). */
+  connectHint?: (server: string) => string;
+}
+
+/**
+ * The one way the apps reach MCP: each person's view (their workspace's servers, their own
+ * credentials), the workspace's server list with who is connected, and the changes people and admins
+ * make, each closing the connections it makes stale at once. The apps hold a `People`, never the
+ * shared host. Without a store everyone has the catalog's defaults and no credentials; without MCP
+ * (`MCP_ENABLED` off) there are no views.
+ */
+export class People {
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly host: McpHost | undefined,
+    private readonly store: PeopleStore | undefined,
+    private readonly options: PeopleOptions = {},
+  ) {
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** Whether MCP is on (some config was loaded). */
+  get mcpEnabled(): boolean {
+    return this.host !== undefined;
+  }
+
+  /** Whether credentials can be stored. */
+  get hasStore(): boolean {
+    return this.store !== undefined;
+  }
+
+  /**
+   * The person's view of MCP for one turn, slash command or pane: their workspace's enabled servers,
+   * their own credentials and connections. Undefined when MCP is off.
+   */
+  async viewFor(person: PersonRef): Promise<McpView | undefined> {
+    if (!this.host) return undefined;
+    const personal = this.catalog().some((server) => server.personalCredential);
+    const [credentials, settings] = await Promise.all([
+      personal && person.user && this.store
+        ? this.store.credentials.of(person.workspace, person.user)
+        : { secrets: {} },
+      this.settings(person.workspace),
+    ]);
+    return this.host.forPerson({
+      ...person,
+      credentials: credentials.secrets,
+      settings,
+      ...(this.options.connectHint ? { connectHint: this.options.connectHint } : {}),
+    });
+  }
+
+  /** Every configured server as the operator sees it (state, tools, why it failed): /healthz, checks. */
+  catalog(): ServerStatus[] {
+    return this.host?.status() ?? [];
+  }
+
+  /** The original names of a configured server's listed tools (for a config check). */
+  toolsOf(server: string): string[] {
+    const host = this.host;
+    if (!host) return [];
+    return host
+      .listTools()
+      .map((tool) => host.resolveTool(tool.name))
+      .filter((resolved) => resolved?.server === server)
+      .map((resolved) => resolved?.tool as string);
+  }
+
+  /** Every catalog server as `person` sees it: whether the workspace has it and they connected it. */
+  async servers(person: PersonRef): Promise<WorkspaceServer[]> {
+    const [settings, mine] = await Promise.all([
+      this.settings(person.workspace),
+      this.connectedServers(person),
+    ]);
+    return this.catalog().map((server) => ({
+      ...server,
+      enabled: settings.get(server.name) ?? server.enabledByDefault,
+      connected: mine.has(server.name),
+    }));
+  }
+
+  /** A configured server that takes a person's own credential, or why it cannot. */
+  personalServer(name: string): ServerStatus | ConnectProblem {
+    const server = this.catalog().find((entry) => entry.name === name);
+    if (!server) return 'unknown server';
+    if (!server.personalCredential) return 'not personal';
+    if (!this.store) return 'no store';
+    return server;
+  }
+
+  /** Stores a person's secret for a server; their own connections to it close and reopen with it. */
+  async connect(person: PersonRef, server: string, secret: string): Promise<void> {
+    if (!this.store) throw new Error('credentials cannot be stored: there is no store');
+    await this.store.credentials.put(person.workspace, person.user, server, secret);
+    this.host?.forgetCredential(person, server);
+    this.logger.info({ ...person, server }, 'credential connected');
+  }
+
+  /** Deletes a person's secret for a server (their connections to it close now); whether there was one. */
+  async disconnect(person: PersonRef, server: string): Promise<boolean> {
+    const deleted = (await this.store?.credentials.delete(person.workspace, person.user, server)) ?? false;
+    this.host?.forgetCredential(person, server);
+    if (deleted) this.logger.info({ ...person, server }, 'credential disconnected');
+    return deleted;
+  }
+
+  /** An admin enables or disables a server for the workspace; disabled, its per-person connections close. */
+  async setEnabled(workspace: string, server: string, enabled: boolean, by: string): Promise<void> {
+    if (!this.store) throw new Error('workspace settings cannot be stored: there is no store');
+    await this.store.workspaces.setEnabled(workspace, server, enabled, by);
+    if (!enabled) this.host?.forgetWorkspace(workspace, server);
+    this.logger.info({ workspace, server, enabled, by }, 'workspace server setting changed');
+  }
+
+  /** Workspaces were uninstalled (their data deleted): every per-person connection of theirs closes now. */
+  forgetWorkspaces(workspaces: Iterable<string>): void {
+    for (const workspace of workspaces) this.host?.forgetWorkspace(workspace);
+  }
+
+  /** Ends every MCP connection and child process. */
+  async close(): Promise<void> {
+    await this.host?.close();
+  }
+
+  private async settings(workspace: string): Promise<Map<string, boolean>> {
+    return (await this.store?.workspaces.settings(workspace)) ?? new Map();
+  }
+
+  private async connectedServers(person: PersonRef): Promise<Set<string>> {
+    if (!this.store || !person.user) return new Set();
+    return new Set(
+      (await this.store.credentials.list(person.workspace, person.user)).map((entry) => entry.server),
+    );
+  }
+}
+
+/** Options of {@link startPeople}: MCP's (see `startMcpFromEnvironment`), the store and the app's hint. */
+export interface StartPeopleOptions extends StartMcpOptions, PeopleOptions {
+  store?: PeopleStore;
+}
+
+/**
+ * What an app does at start-up: connects the configured MCP servers (when `MCP_ENABLED`) and returns
+ * the {@link People} over them and the store. Throws what `startMcpFromEnvironment` throws.
+ */
+export async function startPeople(options: StartPeopleOptions = {}): Promise<People> {
+  const { store, connectHint, ...mcp } = options;
+  const host = await startMcpFromEnvironment(mcp);
+  return new People(host, store, {
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(connectHint ? { connectHint } : {}),
+  });
+}
