@@ -42,6 +42,41 @@ describe('tool results as the model reads them', () => {
     expect(formatToolResult({ toolResult: { legacy: true } }).text).toBe('{\n  "legacy": true\n}');
   });
 
+  it('an image in content and in structuredContent (server-filesystem read_media_file) is described once, never as base64', () => {
+    const data = Buffer.alloc(60_000, 7).toString('base64');
+    const text = formatToolResult({
+      content: [{ type: 'image', mimeType: 'image/png', data }],
+      structuredContent: { content: [{ type: 'image', mimeType: 'image/png', data }] },
+    }).text;
+    // Before: the description followed by 80 000 characters of the structured JSON's base64.
+    expect(text).toBe('[image: image/png, 60000 bytes]');
+  });
+
+  it('decodes textual blobs (text/*, JSON, XML, +json) and describes the rest', () => {
+    const blob = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+    const resource = (mimeType: string, value: string) => ({
+      type: 'resource',
+      resource: { uri: 'file:///x', mimeType, blob: value },
+    });
+    const text = formatToolResult({
+      content: [
+        resource('text/csv', blob('a,b\n1,2')),
+        resource('application/json; charset=utf-8', blob('{"天気":"晴れ"}')),
+        resource('application/vnd.api+json', blob('{"ok":true}')),
+        resource('text/plain', Buffer.from([0xff, 0xfe, 0x00]).toString('base64')),
+        resource('application/octet-stream', blob('raw')),
+      ],
+    }).text.split('\n');
+    expect(text).toEqual([
+      'a,b',
+      '1,2',
+      '{"天気":"晴れ"}',
+      '{"ok":true}',
+      '[resource: file:///x, text/plain, 3 bytes]',
+      '[resource: file:///x, application/octet-stream, 3 bytes]',
+    ]);
+  });
+
   it('cuts the middle of long output and says how much', () => {
     const cut = truncateMiddle(`start${'-'.repeat(1000)}end`, 200);
     expect(cut.length).toBeLessThanOrEqual(200);

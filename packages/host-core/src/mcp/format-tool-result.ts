@@ -25,6 +25,20 @@ function base64Bytes(data: string | undefined): number {
   return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
 }
 
+/** MIME types whose bytes are text: a blob of one is decoded, not described as a byte count. */
+const textual =
+  /^(text\/|application\/(json|xml|yaml|x-yaml|javascript|ecmascript|x-sh|sql|graphql|ld\+json)\b|[^;]*\+(json|xml)\b)/i;
+
+/** A base64 blob's text when its type is textual and it decodes to valid UTF-8. */
+function decodedText(blob: string | undefined, mimeType: string | undefined): string | undefined {
+  if (!blob || !mimeType || !textual.test(mimeType)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(blob, 'base64'));
+  } catch {
+    return undefined;
+  }
+}
+
 function describe(block: ContentBlock): string {
   switch (block.type) {
     case 'text':
@@ -37,6 +51,8 @@ function describe(block: ContentBlock): string {
     case 'resource': {
       const resource = block.resource ?? {};
       if (typeof resource.text === 'string') return resource.text;
+      const decoded = decodedText(resource.blob, resource.mimeType);
+      if (decoded !== undefined) return decoded;
       return `[resource: ${resource.uri ?? '?'}, ${resource.mimeType ?? 'unknown type'}, ${base64Bytes(resource.blob)} bytes]`;
     }
     default:
@@ -56,7 +72,9 @@ export function truncateMiddle(text: string, budget: number): string {
 
 /**
  * Turns an MCP tool result into the text the model reads: text blocks joined, other blocks
- * described (never silently dropped), `structuredContent` when there is no text, within a budget.
+ * described (never silently dropped), textual blobs decoded, `structuredContent` only when there is
+ * no content (a server that sends both puts the same result in each: the spec asks for the JSON in
+ * a text block too), within a budget.
  */
 export function formatToolResult(
   result: RawToolResult,
@@ -64,8 +82,7 @@ export function formatToolResult(
 ): { text: string; isError: boolean } {
   const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
   const parts = blocks.map(describe).filter((part) => part !== '');
-  const hasText = blocks.some((block) => block.type === 'text' && block.text);
-  if (!hasText && result.structuredContent !== undefined) {
+  if (parts.length === 0 && result.structuredContent !== undefined) {
     parts.push(JSON.stringify(result.structuredContent, null, 2));
   }
   if (blocks.length === 0 && result.toolResult !== undefined) {

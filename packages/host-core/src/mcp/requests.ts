@@ -53,7 +53,7 @@ export class Requests {
     };
   }
 
-  /** Reads a resource as text (blobs described). */
+  /** Reads a resource as text (textual blobs decoded, others described). */
   async readResource(
     connection: Connection,
     uri: string,
@@ -67,14 +67,11 @@ export class Requests {
       { mcp: (client, call) => client.readResource({ uri }, call) },
       secrets,
     );
-    const text = result.contents
-      .map((content) =>
-        'text' in content && typeof content.text === 'string'
-          ? content.text
-          : `[${content.mimeType ?? 'binary'} resource ${content.uri}, ${Math.floor((String((content as { blob?: string }).blob ?? '').length * 3) / 4)} bytes]`,
-      )
-      .join('\n');
-    const formatted = formatToolResult({ content: [{ type: 'text', text }] }, this.resultBudget);
+    // Each part is read as a tool's embedded resource: text as it is, textual blobs decoded, others described.
+    const formatted = formatToolResult(
+      { content: result.contents.map((resource) => ({ type: 'resource', resource })) },
+      this.resultBudget,
+    );
     return {
       text: this.redactor.redact(formatted.text, secrets),
       isError: false,
