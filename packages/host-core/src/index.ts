@@ -65,7 +65,7 @@ export {
   type WorkspaceServer,
 } from './people.js';
 export { environmentSecrets, Redactor } from './redaction.js';
-export type { RequestTokens, ToolHost } from './tool-host.js';
+export type { RequestTokens, ToolHost, ToolProgress } from './tool-host.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
 export { OpenApiSpecError } from './tools/openapi-tools.js';
 export type {

@@ -175,7 +175,8 @@ export class People {
   }
 
   private async connectedServers(person: PersonRef): Promise<Set<string>> {
-    if (!this.store || !person.user) return new Set();
+    const personal = this.catalog().some((server) => server.personalCredential);
+    if (!personal || !this.store || !person.user) return new Set();
     return new Set(
       (await this.store.credentials.list(person.workspace, person.user)).map((entry) => entry.server),
     );

@@ -35,6 +35,20 @@ export interface CallToolOptions {
   timeoutMs?: number;
   /** Per-request secrets for `${name}` header templates; never logged, never returned. */
   tokens?: RequestTokens;
+  /**
+   * Called with each progress notification the server sends for this request. Every MCP request
+   * carries a progress token, and each notification restarts its timeout, up to the server's
+   * `max_timeout_ms` in all.
+   */
+  onProgress?: (update: ToolProgress) => void;
+}
+
+/** One progress notification of a running request (`notifications/progress`). */
+export interface ToolProgress {
+  progress: number;
+  /** The whole amount, when the server knows it. */
+  total?: number;
+  message?: string;
 }
 
 /** A tool result as the model will read it. */

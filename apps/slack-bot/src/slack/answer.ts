@@ -84,6 +84,21 @@ export function toolStatus(event: Extract<ChatEvent, { type: 'tool_start' }>): s
   return `🔧 \`${escapeSlackText(event.tool ?? event.name)}\` を実行しています…`;
 }
 
+/** The status line of a tool's progress: "🔧 tool: 40% — message" (escaped; no % without a total). */
+export function progressStatus(
+  event: Extract<ChatEvent, { type: 'tool_progress' }>,
+  tool: string = event.name,
+): string {
+  const amount =
+    event.total && event.total > 0
+      ? `${Math.min(100, Math.max(0, Math.round((event.progress / event.total) * 100)))}%`
+      : `${event.progress}`;
+  const message = event.message
+    ? ` — ${escapeSlackText(event.message.replace(/\s+/g, ' ').slice(0, 150))}`
+    : '';
+  return `🔧 \`${escapeSlackText(tool)}\`: ${amount}${message}`;
+}
+
 /** Plain words for a failure, to post in the thread. Detail goes to the log. */
 export function failureText(error: unknown, shuttingDown = false): string {
   if (error instanceof CancelledError) return shuttingDown ? interruptedText : tooSlowText;
@@ -185,6 +200,8 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     );
     const tools = await dependencies.tools?.(question);
     const offered = new Set<string>();
+    /** Each running call's original tool name, for its progress line. */
+    const running = new Map<string, string>();
     const links = new HonestLinkStream();
     const result = await dependencies.chat.respond({
       ...(tools ? { tools } : {}),
@@ -197,7 +214,11 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       ...(dependencies.approve ? { approve: dependencies.approve } : {}),
       onEvent: (event) => {
         if (event.type === 'tool_start') {
+          running.set(event.callId, event.tool ?? event.name);
           progress.status(toolStatus(event));
+        } else if (event.type === 'tool_progress') {
+          // Throttled by the progress itself: at most one status update a second per thread.
+          progress.status(progressStatus(event, running.get(event.callId)));
         } else if (event.type === 'credential_needed' && !offered.has(event.server)) {
           offered.add(event.server);
           dependencies.onCredentialNeeded?.(question, event.server, event.refused === true);

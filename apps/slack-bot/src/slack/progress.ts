@@ -19,22 +19,65 @@ export interface Progress {
   fail(text: string): Promise<void>;
 }
 
+/**
+ * At most one status a `intervalMs` per thread, the newest text winning: a flood of tool progress
+ * costs one Slack call a second, never one per notification.
+ */
+class StatusThrottle {
+  private pending: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  sending = Promise.resolve();
+
+  constructor(
+    private readonly thread: string,
+    private readonly intervalMs: number,
+    private readonly send: (text: string) => Promise<void>,
+  ) {}
+
+  push(text: string): void {
+    this.pending = text;
+    const wait = (lastStatusAt.get(this.thread) ?? 0) + this.intervalMs - Date.now();
+    if (wait <= 0 && !this.timer) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), Math.max(0, wait));
+  }
+
+  /** Drops what waits; resolves once what was sent is done. */
+  stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = undefined;
+    return this.sending;
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    if (this.pending === undefined) return;
+    const text = this.pending;
+    this.pending = undefined;
+    lastStatusAt.set(this.thread, Date.now());
+    if (lastStatusAt.size > 10_000) lastStatusAt.delete(lastStatusAt.keys().next().value as string);
+    this.sending = this.sending.then(() => this.send(text)).catch(() => undefined);
+  }
+}
+
 /** Channels and DMs: a placeholder message, edited to the tool being run, then to the answer. */
 export function placeholderProgress(
   client: WebClient,
   channel: string,
   threadTs: string,
   ts: string,
+  intervalMs = 1000,
 ): Progress {
-  let updates = Promise.resolve();
   const update = (text: string) => client.chat.update({ channel, ts, text });
+  const throttle = new StatusThrottle(`${channel}:${ts}`, intervalMs, async (text) => {
+    await update(text);
+  });
   return {
     skipTs: [ts],
-    status(text) {
-      updates = updates.then(() => update(text).then(() => undefined)).catch(() => undefined);
-    },
-    settled: () => updates,
+    status: (text) => throttle.push(text),
+    settled: () => throttle.sending,
     async finish([first, ...rest]) {
+      await throttle.stop();
       await update(first ?? '');
       for (const part of rest) await client.chat.postMessage({ channel, thread_ts: threadTs, text: part });
     },
@@ -42,6 +85,7 @@ export function placeholderProgress(
       await client.chat.delete({ channel, ts }).catch(() => undefined);
     },
     async fail(text) {
+      await throttle.stop();
       await update(text);
     },
   };
@@ -100,50 +144,24 @@ export function assistantProgress(
   threadTs: string,
   intervalMs = 1000,
 ): Progress {
-  const thread = `${channel}:${threadTs}`;
-  let pending: string | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let sending = Promise.resolve();
-  const send = (status: string) => {
-    lastStatusAt.set(thread, Date.now());
-    sending = sending.then(() =>
-      assistantCall(logger, 'assistant.threads.setStatus', () =>
-        client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status }),
-      ),
-    );
-  };
-  const flush = () => {
-    timer = undefined;
-    if (pending === undefined) return;
-    const text = pending;
-    pending = undefined;
-    send(text);
-  };
-  const stop = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    pending = undefined;
-  };
+  const throttle = new StatusThrottle(`${channel}:${threadTs}`, intervalMs, (status) =>
+    assistantCall(logger, 'assistant.threads.setStatus', () =>
+      client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status }),
+    ),
+  );
   const post = async (text: string) => {
-    stop();
-    await sending;
+    await throttle.stop();
     await client.chat.postMessage({ channel, thread_ts: threadTs, text });
   };
   return {
     skipTs: [],
-    status(text) {
-      pending = text;
-      const wait = (lastStatusAt.get(thread) ?? 0) + intervalMs - Date.now();
-      if (wait <= 0 && !timer) flush();
-      else timer ??= setTimeout(flush, Math.max(0, wait));
-    },
-    settled: () => sending,
+    status: (text) => throttle.push(text),
+    settled: () => throttle.sending,
     async finish(parts) {
       for (const part of parts) await post(part);
     },
     async discard() {
-      stop();
-      await sending;
+      await throttle.stop();
     },
     fail: post,
   };

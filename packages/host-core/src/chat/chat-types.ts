@@ -25,6 +25,16 @@ export type ChatEvent =
       ok: boolean;
       durationMs: number;
     }
+  /** The server reported progress on a running tool (`notifications/progress`), message redacted. */
+  | {
+      type: 'tool_progress';
+      callId: string;
+      name: string;
+      server?: string;
+      progress: number;
+      total?: number;
+      message?: string;
+    }
   | { type: 'text_delta'; text: string }
   /**
    * A tool needed the person's own credential for `server`: they have not connected one, or (`refused`)

@@ -119,11 +119,20 @@ export class TurnTools {
     return `Error: not run: ${why} Do not call it again in this turn; answer with what you have, or ask them.`;
   }
 
-  private callOptions(): CallToolOptions {
+  /** One call's options: the turn's signal, tokens and timeout; its progress reported as events. */
+  private callOptions(call: { id: string; name: string; server?: string }): CallToolOptions {
     return {
       signal: this.signal,
       tokens: this.options.tokens,
       ...(this.options.toolTimeoutMs ? { timeoutMs: this.options.toolTimeoutMs } : {}),
+      onProgress: (update) =>
+        this.emit({
+          type: 'tool_progress',
+          callId: call.id,
+          name: call.name,
+          ...(call.server ? { server: call.server } : {}),
+          ...update,
+        }),
     };
   }
 
@@ -163,7 +172,11 @@ export class TurnTools {
       const started = performance.now();
       let ok = false;
       try {
-        const outcome = await host.callTool(tool.name, { [parameter]: userMessage }, this.callOptions());
+        const outcome = await host.callTool(
+          tool.name,
+          { [parameter]: userMessage },
+          this.callOptions({ id: event.callId, name: tool.name, server: tool.server }),
+        );
         if (outcome.isError) throw new Error(outcome.text);
         ok = true;
         const instruction = host.responseInstructionFor(tool.name);
@@ -218,7 +231,11 @@ export class TurnTools {
         if (refusal !== undefined) {
           content = refusal;
         } else {
-          const outcome = await host.callTool(call.name, call.arguments, this.callOptions());
+          const outcome = await host.callTool(
+            call.name,
+            call.arguments,
+            this.callOptions({ id: call.id, name: call.name, ...(target ? { server: target.server } : {}) }),
+          );
           content = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
           ok = !outcome.isError;
         }

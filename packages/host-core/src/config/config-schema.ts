@@ -14,6 +14,8 @@ export class McpConfigError extends HostError {
 
 /** Default per-call tool timeout. */
 export const defaultToolTimeoutMs = 30_000;
+/** Default hard maximum of one call whose progress keeps resetting its timeout (10 minutes). */
+export const defaultMaxToolTimeoutMs = 600_000;
 /** Node's timers overflow past 2³¹−1 ms (and then fire after 1 ms), so no timeout may be longer. */
 const maxTimeoutMs = 2_147_483_647;
 
@@ -29,6 +31,7 @@ export const serverSchema = z.object({
   headers: stringMap.optional(),
   allowed_tools: z.array(z.string()).optional(),
   timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
+  max_timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
   max_response_bytes: z.number().int().positive().optional(),
   status_message: z.string().min(1).max(200).optional(),
   restart: z.enum(['on-failure', 'never']).optional(),
@@ -68,6 +71,7 @@ export const expectations: Record<string, string> = {
   headers: 'an object whose values are strings',
   allowed_tools: 'an array of tool names (strings)',
   timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs} (about 24.8 days)`,
+  max_timeout_ms: `a positive whole number of milliseconds, at least timeout_ms and at most ${maxTimeoutMs}`,
   max_response_bytes: 'a positive whole number of bytes',
   status_message: 'a short text (1–200 characters) shown while a tool of this server runs',
   restart: '"on-failure" (the default: reconnect with backoff) or "never"',
@@ -98,6 +102,7 @@ const fieldAliases: Record<string, string> = {
   headers_template: 'headers',
   allowedTools: 'allowed_tools',
   timeoutMs: 'timeout_ms',
+  maxTimeoutMs: 'max_timeout_ms',
   systemInstruction: 'system_instruction',
   responseInstruction: 'response_instruction',
   autoContextTool: 'auto_context_tool',

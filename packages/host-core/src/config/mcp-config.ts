@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import {
+  defaultMaxToolTimeoutMs,
   defaultToolTimeoutMs,
   expectations,
   fileSchema,
@@ -150,10 +151,16 @@ export function parseMcpConfig(
       );
     }
     const disabled = entry.disabled ?? false;
+    const timeoutMs = entry.timeout_ms ?? defaultToolTimeoutMs;
+    if (entry.max_timeout_ms !== undefined && entry.max_timeout_ms < timeoutMs)
+      throw new McpConfigError(
+        `${path}: ${where}.max_timeout_ms: expected at least timeout_ms (${timeoutMs}): it caps how long progress may extend a call`,
+      );
     const common: CommonServerConfig = {
       name,
       allowedTools: entry.allowed_tools,
-      timeoutMs: entry.timeout_ms ?? defaultToolTimeoutMs,
+      timeoutMs,
+      maxTimeoutMs: entry.max_timeout_ms ?? Math.max(timeoutMs, defaultMaxToolTimeoutMs),
       systemInstruction: entry.system_instruction,
       responseInstruction: entry.response_instruction,
       autoContextTool: entry.auto_context_tool,

@@ -12,6 +12,11 @@ export interface CommonServerConfig {
   name: string;
   allowedTools?: string[];
   timeoutMs: number;
+  /**
+   * The longest one call may run while the server's progress notifications keep resetting `timeoutMs`
+   * (`max_timeout_ms`; default 10 minutes, never less than `timeoutMs`).
+   */
+  maxTimeoutMs?: number;
   systemInstruction?: string;
   responseInstruction?: string;
   autoContextTool?: string;

@@ -1,4 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { defaultMaxToolTimeoutMs } from '../config/config-schema.js';
 import type { ToolCallError } from '../errors.js';
 import type { Redactor } from '../redaction.js';
 import type { Connection } from './connection.js';
@@ -10,7 +12,7 @@ import { toRequestError } from './request-errors.js';
 
 /** How one request runs on an MCP connection or on a local server. */
 export interface RequestWork<T> {
-  mcp?: (client: Client, call: { signal?: AbortSignal; timeout: number }) => Promise<T>;
+  mcp?: (client: Client, call: RequestOptions) => Promise<T>;
   local?: (local: LocalServer, context: LocalCallContext) => Promise<T>;
 }
 
@@ -59,7 +61,24 @@ export async function runRequest<T>(
       const client = connection.client;
       if (!client || !work.mcp) throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
       const run = work.mcp;
-      return await withTokens(tokens, () => run(client, { signal: options.signal, timeout: timeoutMs }));
+      const onProgress = options.onProgress;
+      // A progress token on every request: the server may report progress, and each report restarts
+      // the timeout (a long operation that keeps saying how far it is lives on, up to the hard maximum).
+      const call: RequestOptions = {
+        signal: options.signal,
+        timeout: timeoutMs,
+        onprogress: onProgress
+          ? ({ progress, total, message }) =>
+              onProgress({
+                progress,
+                ...(total !== undefined ? { total } : {}),
+                ...(message ? { message: host.redactor.redact(message, secrets) } : {}),
+              })
+          : () => {},
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: Math.max(timeoutMs, config.maxTimeoutMs ?? defaultMaxToolTimeoutMs),
+      };
+      return await withTokens(tokens, () => run(client, call));
     }
     if (!connection.local || !work.local)
       throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
