@@ -44,6 +44,10 @@ export const serverSchema = z.object({
   credential_help: z.string().min(1).max(500).optional(),
   enabled_by_default: z.boolean().optional(),
   server_instructions: z.boolean().optional(),
+  roots: z.array(z.string().min(1)).optional(),
+  log_level: z
+    .enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
+    .optional(),
   tools: z
     .array(
       z.object({
@@ -73,6 +77,9 @@ export const expectations: Record<string, string> = {
   timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs} (about 24.8 days)`,
   max_timeout_ms: `a positive whole number of milliseconds, at least timeout_ms and at most ${maxTimeoutMs}`,
   max_response_bytes: 'a positive whole number of bytes',
+  roots: 'an array of folders (relative to the config file) or file:// URIs the server may work in',
+  log_level:
+    'one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" (sent with logging/setLevel)',
   status_message: 'a short text (1–200 characters) shown while a tool of this server runs',
   restart: '"on-failure" (the default: reconnect with backoff) or "never"',
   approval:
@@ -109,6 +116,7 @@ const fieldAliases: Record<string, string> = {
   credentialHelp: 'credential_help',
   enabledByDefault: 'enabled_by_default',
   serverInstructions: 'server_instructions',
+  logLevel: 'log_level',
 };
 const knownFields = Object.keys(serverSchema.shape);
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   defaultMaxToolTimeoutMs,
   defaultToolTimeoutMs,
@@ -41,6 +42,16 @@ export type {
 /** Whether MCP is switched on: `MCP_ENABLED` is `true`, `1` or `yes`. */
 export function isMcpEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return /^(true|1|yes)$/i.test((env.MCP_ENABLED ?? '').trim());
+}
+
+/** A configured root: a file:// URI as given, or a folder (relative to the config file) made one. */
+function rootOf(root: string, baseFolder: string, field: string): { uri: string; name: string } {
+  const uri = root.startsWith('file://') ? root : pathToFileURL(resolve(baseFolder, root)).href;
+  try {
+    return { uri, name: basename(fileURLToPath(uri)) || uri };
+  } catch {
+    throw new McpConfigError(`${field}: expected a folder or a file:// URI of this machine, not "${root}"`);
+  }
 }
 
 /** The config file path: `MCP_SERVERS_CONFIG`, else `config/mcp_servers.json` under `cwd`. */
@@ -175,6 +186,10 @@ export function parseMcpConfig(
       personalCredential: false,
       enabledByDefault: entry.enabled_by_default ?? true,
       ...(entry.server_instructions === false ? { serverInstructions: false } : {}),
+      ...(entry.roots
+        ? { roots: entry.roots.map((root) => rootOf(root, baseFolder, `${path}: ${where}.roots`)) }
+        : {}),
+      ...(entry.log_level ? { logLevel: entry.log_level } : {}),
     };
     return withPersonalCredential(serverOf(entry, kind, common, where), path, where);
   });

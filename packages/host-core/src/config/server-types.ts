@@ -17,6 +17,10 @@ export interface CommonServerConfig {
    * (`max_timeout_ms`; default 10 minutes, never less than `timeoutMs`).
    */
   maxTimeoutMs?: number;
+  /** The folders the server may work in (`roots/list`), as file:// URIs; default none. */
+  roots?: Array<{ uri: string; name: string }>;
+  /** The level asked of the server with `logging/setLevel` at connect (its log then reaches the host's). */
+  logLevel?: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
   systemInstruction?: string;
   responseInstruction?: string;
   autoContextTool?: string;

@@ -1,6 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 import { fillHeaders } from './header-templates.js';
 import { builtinServer, type LocalServer, openApiServer } from './local-servers.js';
@@ -121,7 +128,8 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
       'MCP list refresh failed',
     );
   const client: Client = new Client(context.clientInfo, {
-    capabilities: {},
+    // Roots are declared (the configured folders, default none): servers that ask for them work.
+    capabilities: { roots: { listChanged: false } },
     listChanged: {
       tools: {
         onChanged: (error, tools) => {
@@ -151,8 +159,31 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
       },
     },
   });
+  const roots = connection.config.roots ?? [];
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+  // A server's log messages join the host's log, named and redacted (the logger is the redactor's).
+  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    const level = logLevels[params.level] ?? 'warn';
+    const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
+    context.logger[level](
+      { server: name, ...(params.logger ? { serverLogger: params.logger } : {}) },
+      `MCP server log: ${String(data).slice(0, 2000)}`,
+    );
+  });
   return client;
 }
+
+/** How a server's log levels map to the host's logger. */
+const logLevels: Record<string, 'debug' | 'info' | 'warn' | 'error'> = {
+  debug: 'debug',
+  info: 'info',
+  notice: 'info',
+  warning: 'warn',
+  error: 'error',
+  critical: 'error',
+  alert: 'error',
+  emergency: 'error',
+};
 
 async function openMcp(connection: McpConnection, context: ConnectionContext): Promise<void> {
   const config = connection.config;
@@ -187,6 +218,8 @@ async function openMcp(connection: McpConnection, context: ConnectionContext): P
         connection.resources = (await listAll(client, 'resources')) as Resource[];
         connection.resourceTemplates = (await listAll(client, 'templates')) as ResourceTemplate[];
         connection.prompts = (await listAll(client, 'prompts')) as Prompt[];
+        if (config.logLevel && client.getServerCapabilities()?.logging)
+          await client.setLoggingLevel(config.logLevel);
       })(),
       context.connectTimeoutMs,
       `no answer to initialize/tools/list within ${context.connectTimeoutMs} ms`,
