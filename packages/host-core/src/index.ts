@@ -7,6 +7,7 @@ export {
   defaultSystemPrompt,
   type RespondInput,
   type RespondResult,
+  type SamplingLimits,
   type TraceEntry,
 } from './chat/chat-service.js';
 export {
@@ -65,7 +66,15 @@ export {
   type WorkspaceServer,
 } from './people.js';
 export { environmentSecrets, Redactor } from './redaction.js';
-export type { RequestTokens, ToolHost, ToolProgress } from './tool-host.js';
+export type {
+  ElicitationAnswer,
+  ElicitationRequest,
+  RequestTokens,
+  SamplingAnswer,
+  SamplingRequest,
+  ToolHost,
+  ToolProgress,
+} from './tool-host.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
 export { OpenApiSpecError } from './tools/openapi-tools.js';
 export type {

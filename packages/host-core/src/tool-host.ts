@@ -41,6 +41,55 @@ export interface CallToolOptions {
    * `max_timeout_ms` in all.
    */
   onProgress?: (update: ToolProgress) => void;
+  /**
+   * Asks the person for input the server requested in the middle of this request
+   * (`elicitation/create`). Without it, such requests are declined. The request's deadline pauses
+   * while the person answers.
+   */
+  elicit?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
+  /** Runs a completion the server asked of the host's model (`sampling/createMessage`); without it, refused. */
+  sample?: (request: SamplingRequest) => Promise<SamplingAnswer>;
+  /**
+   * Who this request is for (one turn): a server's question in the middle of a request goes to its
+   * requester only when no other requester's request runs on the same connection, else it is declined.
+   */
+  requester?: string;
+}
+
+/** A server asks the person for input: a form built from a flat schema, or a page to open. */
+export interface ElicitationRequest {
+  server: string;
+  mode: 'form' | 'url';
+  /** The server's words to the person. */
+  message: string;
+  /** Form mode: an object schema of primitive properties (strings with formats, numbers, booleans, enums). */
+  requestedSchema?: JsonSchema;
+  /** URL mode: the page to open (the answer comes from that page, not from the form). */
+  url?: string;
+  /** URL mode: the server's id for this elicitation. */
+  elicitationId?: string;
+}
+
+/** The person's answer: accept (with the form's values), decline, or cancel (dismissed). */
+export type ElicitationAnswer =
+  | { action: 'accept'; content?: Record<string, string | number | boolean | string[]> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+/** A server asks the host's model for a completion. */
+export interface SamplingRequest {
+  server: string;
+  /** The conversation the server sends, as text (other content described). */
+  messages: Array<{ role: 'user' | 'assistant'; content: string }>;
+  systemPrompt?: string;
+  maxTokens: number;
+}
+
+/** The model's completion for a server. */
+export interface SamplingAnswer {
+  text: string;
+  model: string;
+  stopReason?: 'endTurn' | 'maxTokens' | 'stopSequence';
 }
 
 /** One progress notification of a running request (`notifications/progress`). */

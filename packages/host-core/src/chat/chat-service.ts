@@ -3,6 +3,7 @@ import type { ToolHost } from '../tool-host.js';
 import type { LLMProvider, Message } from '../types.js';
 import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
+import { defaultSamplingLimits, type SamplingLimits, serverQuestions } from './server-questions.js';
 import { TurnTools } from './turn-tools.js';
 
 export type {
@@ -14,6 +15,7 @@ export type {
   RespondResult,
   TraceEntry,
 } from './chat-types.js';
+export type { SamplingLimits } from './server-questions.js';
 
 /** Calls run per round by default (`MAX_TOOL_CALLS_PER_ROUND`). */
 export const defaultMaxToolCallsPerRound = 16;
@@ -58,6 +60,7 @@ export class ChatService {
   private readonly toolTimeoutMs: number | undefined;
   private readonly maxToolCallsPerRound: number;
   private readonly logger: Logger;
+  private readonly samplingLimits: SamplingLimits;
 
   constructor(options: ChatServiceOptions) {
     this.provider = options.provider;
@@ -66,6 +69,7 @@ export class ChatService {
     this.maxIterations = Math.max(1, options.maxIterations ?? 10);
     this.toolTimeoutMs = options.toolTimeoutMs;
     this.maxToolCallsPerRound = Math.max(1, options.maxToolCallsPerRound ?? defaultMaxToolCallsPerRound);
+    this.samplingLimits = { ...defaultSamplingLimits, ...options.sampling };
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -124,6 +128,14 @@ export class ChatService {
       toolTimeoutMs: this.toolTimeoutMs,
       maxCallsPerRound: this.maxToolCallsPerRound,
       ...(input.approve ? { approve: input.approve } : {}),
+      questions: serverQuestions({
+        provider: this.provider,
+        limits: this.samplingLimits,
+        emit,
+        ...(signal ? { signal } : {}),
+        ...(input.approve ? { approve: input.approve } : {}),
+        ...(input.elicit ? { elicit: input.elicit } : {}),
+      }),
     });
     const note = unavailableNote(host.unavailableServers());
     const system = [

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
-import type { RequestTokens, ToolHost } from '../tool-host.js';
+import type { ElicitationAnswer, ElicitationRequest, RequestTokens, ToolHost } from '../tool-host.js';
 import type { LLMProvider, Message, ToolHints } from '../types.js';
+import type { SamplingLimits } from './server-questions.js';
 
 /** Progress of one turn, reported as it happens. */
 export type ChatEvent =
@@ -35,6 +36,10 @@ export type ChatEvent =
       total?: number;
       message?: string;
     }
+  /** A server asked the person for input in the middle of a tool call. */
+  | { type: 'elicitation'; server: string; mode: 'form' | 'url' }
+  /** A server's completion ran on the turn's model (after the person approved it). */
+  | { type: 'sampling'; server: string; model: string }
   | { type: 'text_delta'; text: string }
   /**
    * A tool needed the person's own credential for `server`: they have not connected one, or (`refused`)
@@ -86,6 +91,11 @@ export interface RespondInput {
    * nothing runs unapproved by accident. Other calls of the round run while it waits.
    */
   approve?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+  /**
+   * Asks the person for the input a server requested in the middle of a tool call (a form from its
+   * schema, or a page to open). Without it, such requests are declined.
+   */
+  elicit?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
 }
 
 /** What a person is asked to approve; written by the host, arguments redacted. */
@@ -102,6 +112,8 @@ export interface ApprovalRequest {
    * person never approves a value they were not told about.
    */
   hidesSecrets?: boolean;
+  /** A server asks the turn's model for a completion (`sampling/createMessage`), not a tool call. */
+  sampling?: boolean;
 }
 
 /** A person's answer to an {@link ApprovalRequest}. */
@@ -135,5 +147,7 @@ export interface ChatServiceOptions {
   toolTimeoutMs?: number;
   /** Calls run in one round; the rest get an error result (default 16, `MAX_TOOL_CALLS_PER_ROUND`). */
   maxToolCallsPerRound?: number;
+  /** What servers may ask of the model per turn (default 3 completions of at most 1 000 tokens). */
+  sampling?: Partial<SamplingLimits>;
   logger?: Logger;
 }

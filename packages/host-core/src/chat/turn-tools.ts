@@ -19,6 +19,8 @@ export interface TurnToolsOptions {
   maxCallsPerRound: number;
   /** Asks a person before a tool that needs approval runs. */
   approve?: RespondInput['approve'];
+  /** How the turn answers its servers' questions (elicitation, sampling) in the middle of a call. */
+  questions?: Pick<CallToolOptions, 'elicit' | 'sample' | 'requester'>;
 }
 
 /**
@@ -125,6 +127,7 @@ export class TurnTools {
       signal: this.signal,
       tokens: this.options.tokens,
       ...(this.options.toolTimeoutMs ? { timeoutMs: this.options.toolTimeoutMs } : {}),
+      ...this.options.questions,
       onProgress: (update) =>
         this.emit({
           type: 'tool_progress',

@@ -1,13 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 import { fillHeaders } from './header-templates.js';
 import { builtinServer, type LocalServer, openApiServer } from './local-servers.js';
@@ -15,6 +8,7 @@ import type { ServerState } from './manager-types.js';
 import { listAll } from './pagination.js';
 import { descendantsOf, terminate } from './process-tree.js';
 import { describeError, withTimeout } from './request-errors.js';
+import { answerServerRequests, clientCapabilities, type InFlightRequest } from './server-requests.js';
 import { missingPath, stderrCause } from './stderr-cause.js';
 import { visibleTools } from './tool-index.js';
 import { createTransport, type TransportContext } from './transports.js';
@@ -45,7 +39,11 @@ export interface McpConnection extends BaseConnection {
   stderrTail: string[];
   /** When the transport refused a message over its read limit (the SDK then closes the connection). */
   overflowAt?: number;
+  /** Requests running now, for the server's own requests in the middle of one (elicitation, sampling). */
+  inFlight: Set<InFlightRequest>;
 }
+
+export type { InFlightRequest };
 
 /** A server that lives inside the host: builtin tools, an OpenAPI document, the host's resource tools. */
 export interface LocalConnection extends BaseConnection {
@@ -81,7 +79,7 @@ export function newConnection(config: ServerConfig): Connection {
   };
   return config.transport === 'builtin' || config.transport === 'openapi'
     ? { ...base, kind: 'local' }
-    : { ...base, kind: 'mcp', descendants: new Set(), stderrTail: [] };
+    : { ...base, kind: 'mcp', descendants: new Set(), stderrTail: [], inFlight: new Set() };
 }
 
 /** Opens a connection; a failure is logged and leaves it `failed` with a reason. Never throws. */
@@ -128,8 +126,7 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
       'MCP list refresh failed',
     );
   const client: Client = new Client(context.clientInfo, {
-    // Roots are declared (the configured folders, default none): servers that ask for them work.
-    capabilities: { roots: { listChanged: false } },
+    capabilities: clientCapabilities,
     listChanged: {
       tools: {
         onChanged: (error, tools) => {
@@ -159,31 +156,9 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
       },
     },
   });
-  const roots = connection.config.roots ?? [];
-  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
-  // A server's log messages join the host's log, named and redacted (the logger is the redactor's).
-  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
-    const level = logLevels[params.level] ?? 'warn';
-    const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
-    context.logger[level](
-      { server: name, ...(params.logger ? { serverLogger: params.logger } : {}) },
-      `MCP server log: ${String(data).slice(0, 2000)}`,
-    );
-  });
+  answerServerRequests(client, connection, context.logger);
   return client;
 }
-
-/** How a server's log levels map to the host's logger. */
-const logLevels: Record<string, 'debug' | 'info' | 'warn' | 'error'> = {
-  debug: 'debug',
-  info: 'info',
-  notice: 'info',
-  warning: 'warn',
-  error: 'error',
-  critical: 'error',
-  alert: 'error',
-  emergency: 'error',
-};
 
 async function openMcp(connection: McpConnection, context: ConnectionContext): Promise<void> {
   const config = connection.config;

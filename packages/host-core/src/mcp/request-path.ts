@@ -3,7 +3,8 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import { defaultMaxToolTimeoutMs } from '../config/config-schema.js';
 import type { ToolCallError } from '../errors.js';
 import type { Redactor } from '../redaction.js';
-import type { Connection } from './connection.js';
+import type { Connection, InFlightRequest } from './connection.js';
+import { RequestDeadline } from './deadline.js';
 import { credentialsNeeded, requestCancelled, requestFailed, requestTimedOut } from './errors.js';
 import { fillHeaders, withTokens } from './header-templates.js';
 import type { LocalCallContext, LocalServer } from './local-servers.js';
@@ -47,7 +48,8 @@ export async function runRequest<T>(
     const { missing } = fillHeaders(config.headers, tokens, host.env);
     if (missing.length > 0) throw credentialsNeeded(what, server, missing);
   }
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const maxMs = Math.max(timeoutMs, config.maxTimeoutMs ?? defaultMaxToolTimeoutMs);
+  const deadline = new RequestDeadline(timeoutMs, maxMs, options.signal);
   const failed = {
     what,
     server,
@@ -63,28 +65,37 @@ export async function runRequest<T>(
       const run = work.mcp;
       const onProgress = options.onProgress;
       // A progress token on every request: the server may report progress, and each report restarts
-      // the timeout (a long operation that keeps saying how far it is lives on, up to the hard maximum).
+      // the deadline (a long operation that keeps saying how far it is lives on, up to `maxMs`). The
+      // deadline is ours, not the SDK's, so a person answering the server pauses it.
       const call: RequestOptions = {
-        signal: options.signal,
-        timeout: timeoutMs,
-        onprogress: onProgress
-          ? ({ progress, total, message }) =>
-              onProgress({
-                progress,
-                ...(total !== undefined ? { total } : {}),
-                ...(message ? { message: host.redactor.redact(message, secrets) } : {}),
-              })
-          : () => {},
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: Math.max(timeoutMs, config.maxTimeoutMs ?? defaultMaxToolTimeoutMs),
+        signal: deadline.signal,
+        timeout: longestTimerMs,
+        onprogress: ({ progress, total, message }) => {
+          deadline.reset();
+          onProgress?.({
+            progress,
+            ...(total !== undefined ? { total } : {}),
+            ...(message ? { message: host.redactor.redact(message, secrets) } : {}),
+          });
+        },
       };
-      return await withTokens(tokens, () => run(client, call));
+      const request: InFlightRequest = {
+        deadline,
+        ...(options.requester ? { requester: options.requester } : {}),
+        ...(options.elicit ? { elicit: options.elicit } : {}),
+        ...(options.sample ? { sample: options.sample } : {}),
+      };
+      connection.inFlight.add(request);
+      try {
+        return await withTokens(tokens, () => run(client, call));
+      } finally {
+        connection.inFlight.delete(request);
+      }
     }
     if (!connection.local || !work.local)
       throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     return await work.local(connection.local, {
-      signal,
+      signal: deadline.signal,
       timeoutMs,
       tokens,
       secrets: (values) => {
@@ -102,11 +113,16 @@ export async function runRequest<T>(
         'result too large: the server sent a message over the 10 MB read limit; the server is restarting',
         { cause: error },
       );
-    if (timeout.aborted && connection.kind === 'local' && !options.signal?.aborted)
-      throw requestTimedOut(what, server, timeoutMs, { cause: error });
+    if (deadline.expired && !options.signal?.aborted)
+      throw requestTimedOut(what, server, deadline.expired === 'idle' ? timeoutMs : maxMs, { cause: error });
     throw toRequestError(error, failed);
+  } finally {
+    deadline.dispose();
   }
 }
+
+/** The SDK's own request timer, set past any deadline of ours (Node's timers overflow past 2³¹−1 ms). */
+const longestTimerMs = 2_147_483_647;
 
 /** Why a request cannot reach a server that is not connected: restarting, or down, with the cause. */
 function notConnected(connection: Connection, what: string, redactor: Redactor): ToolCallError {

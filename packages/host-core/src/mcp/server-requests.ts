@@ -1,0 +1,138 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  type ClientCapabilities,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../logger.js';
+import type { CallToolOptions } from '../tool-host.js';
+import type { JsonSchema } from '../types.js';
+import type { McpConnection } from './connection.js';
+import type { RequestDeadline } from './deadline.js';
+
+/** One request running on a connection, and who can answer the server's questions about it. */
+export interface InFlightRequest extends Pick<CallToolOptions, 'elicit' | 'sample' | 'requester'> {
+  deadline: RequestDeadline;
+}
+
+/**
+ * What the host declares at initialize: roots (the configured folders, default none), elicitation
+ * (forms with the schema's defaults applied, and URLs) and sampling. Servers offer the tools that
+ * need them only to a client that declares them.
+ */
+export const clientCapabilities: ClientCapabilities = {
+  roots: { listChanged: false },
+  elicitation: { form: { applyDefaults: true }, url: {} },
+  sampling: {},
+};
+
+/** How a server's log levels map to the host's logger. */
+const logLevels: Record<string, 'debug' | 'info' | 'warn' | 'error'> = {
+  debug: 'debug',
+  info: 'info',
+  notice: 'info',
+  warning: 'warn',
+  error: 'error',
+  critical: 'error',
+  alert: 'error',
+  emergency: 'error',
+};
+
+/**
+ * The request a server's question belongs to. Over stdio a question carries no link to the request it
+ * is about, so it goes to the one requester whose requests run on this connection now (their newest);
+ * with several people's requests running it is ambiguous, and nobody is asked rather than the wrong one.
+ */
+function askerOf(
+  connection: McpConnection,
+  kind: 'elicit' | 'sample',
+): { request: InFlightRequest } | { refused: string } {
+  const candidates = [...connection.inFlight].filter((request) => request[kind] !== undefined);
+  if (candidates.length === 0)
+    return { refused: 'no request of a person who can be asked is running on this connection' };
+  const requesters = new Set(candidates.map((request) => request.requester));
+  if (requesters.size > 1)
+    return {
+      refused: 'several people’s requests run on this connection; the host cannot tell whose this is',
+    };
+  return { request: candidates.at(-1) as InFlightRequest };
+}
+
+/** Runs `work` with the request's deadline paused: a person's answering time is not the server's. */
+async function paused<T>(request: InFlightRequest, work: () => Promise<T>): Promise<T> {
+  request.deadline.pause();
+  try {
+    return await work();
+  } finally {
+    request.deadline.resume();
+  }
+}
+
+/** Registers the client's side of the server's own requests and notifications on a connection. */
+export function answerServerRequests(client: Client, connection: McpConnection, logger: Logger): void {
+  const server = connection.config.name;
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: connection.config.roots ?? [] }));
+
+  // A server's log messages join the host's log, named and redacted (the logger is the redactor's).
+  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
+    logger[logLevels[params.level] ?? 'warn'](
+      { server, ...(params.logger ? { serverLogger: params.logger } : {}) },
+      `MCP server log: ${String(data).slice(0, 2000)}`,
+    );
+  });
+
+  client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {
+    const found = askerOf(connection, 'elicit');
+    if ('refused' in found) {
+      logger.warn({ server, why: found.refused }, 'an elicitation request was declined');
+      return { action: 'decline' };
+    }
+    const { request } = found;
+    const url = params.mode === 'url';
+    const answer = await paused(request, () =>
+      (request.elicit as NonNullable<InFlightRequest['elicit']>)({
+        server,
+        mode: url ? 'url' : 'form',
+        message: params.message,
+        ...(url
+          ? { url: params.url, elicitationId: params.elicitationId }
+          : { requestedSchema: params.requestedSchema as JsonSchema }),
+      }),
+    );
+    return answer.action === 'accept' && answer.content && !url
+      ? { action: 'accept', content: answer.content }
+      : { action: answer.action };
+  });
+
+  client.setRequestHandler(CreateMessageRequestSchema, async ({ params }) => {
+    const found = askerOf(connection, 'sample');
+    if ('refused' in found)
+      throw new McpError(ErrorCode.InvalidRequest, `sampling refused: ${found.refused}`);
+    const { request } = found;
+    const messages = params.messages.map((message) => ({
+      role: message.role,
+      content: (Array.isArray(message.content) ? message.content : [message.content])
+        .map((part) => (part.type === 'text' ? part.text : `[${part.type} content]`))
+        .join('\n'),
+    }));
+    const answer = await paused(request, () =>
+      (request.sample as NonNullable<InFlightRequest['sample']>)({
+        server,
+        messages,
+        ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}),
+        maxTokens: params.maxTokens,
+      }),
+    );
+    return {
+      role: 'assistant' as const,
+      content: { type: 'text' as const, text: answer.text },
+      model: answer.model,
+      ...(answer.stopReason ? { stopReason: answer.stopReason } : {}),
+    };
+  });
+}

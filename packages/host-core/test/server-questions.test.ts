@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ChatEvent, ChatService } from '../src/chat/chat-service.js';
+import type { ApprovalRequest } from '../src/chat/chat-types.js';
+import type { ElicitationRequest } from '../src/tool-host.js';
+import { everythingEntry, managerPool, nodeServer } from './helpers.js';
+import { ScriptedProvider, toolMessage } from './scripted-provider.js';
+
+const elicitTool = 'mcp__everything__trigger-elicitation-request';
+const sampleTool = 'mcp__everything__trigger-sampling-request';
+
+/** A turn whose model calls one server-everything tool, then answers with what the tool returned. */
+function callOnce(name: string, args: Record<string, unknown> = {}) {
+  return new ScriptedProvider([
+    { toolCalls: [{ id: 'call_1', name, arguments: args }] },
+    (call) =>
+      call.method === 'complete'
+        ? { text: 'a completion for the server' }
+        : { text: `tool said: ${toolMessage(call, 'call_1')?.content ?? 'nothing'}` },
+  ]);
+}
+
+// server-everything (from npm) asks its client for input and for completions in the middle of a tool
+// call; the host declares both, so it offers those tools, and a turn answers them.
+describe('a server’s questions in the middle of a tool call', () => {
+  const pool = managerPool();
+  afterEach(() => pool.closeAll());
+  const connect = (timeoutMs = 30_000) =>
+    pool.connect([nodeServer('everything', everythingEntry, ['stdio'], { timeoutMs, approval: 'auto' })]);
+
+  it('server-everything offers its roots, elicitation and sampling tools to this host', async () => {
+    const manager = await connect();
+    const names = manager.listTools().map((tool) => tool.name.replace('mcp__everything__', ''));
+    // Before: 13 tools; these never registered because the client declared no capabilities.
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'get-roots-list',
+        'trigger-elicitation-request',
+        'trigger-url-elicitation',
+        'trigger-sampling-request',
+      ]),
+    );
+  });
+
+  it('elicitation: the person’s form answer reaches the server; the call’s timeout pauses while they answer', async () => {
+    const manager = await connect(1000);
+    const asked: ElicitationRequest[] = [];
+    const events: ChatEvent[] = [];
+    const chat = new ChatService({ provider: callOnce(elicitTool), tools: manager });
+    const result = await chat.respond({
+      history: [],
+      userMessage: 'ask me',
+      onEvent: (event) => events.push(event),
+      elicit: async (request) => {
+        asked.push(request);
+        // Longer than the server's 1 s timeout: answering time is the person's, not the server's.
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        return { action: 'accept', content: { name: 'Taro Yamada', check: true, integer: 7 } };
+      },
+    });
+    expect(asked[0]).toMatchObject({ server: 'everything', mode: 'form' });
+    expect(asked[0]?.requestedSchema?.properties).toHaveProperty('email');
+    expect(result.text).toContain('User provided the requested information');
+    expect(result.text).toContain('Taro Yamada');
+    expect(events).toContainEqual({ type: 'elicitation', server: 'everything', mode: 'form' });
+  }, 20_000);
+
+  it('elicitation without anyone to ask is declined, and the tool says so', async () => {
+    const manager = await connect();
+    const chat = new ChatService({ provider: callOnce(elicitTool), tools: manager });
+    const result = await chat.respond({ history: [], userMessage: 'ask me' });
+    expect(result.text).toContain('User declined');
+  });
+
+  it('sampling runs on the turn’s model after the person approves, with the server’s messages only', async () => {
+    const manager = await connect();
+    const provider = callOnce(sampleTool, { prompt: 'summarise', maxTokens: 5000 });
+    const approvals: ApprovalRequest[] = [];
+    const chat = new ChatService({ provider, tools: manager, sampling: { maxTokens: 200 } });
+    const result = await chat.respond({
+      history: [{ role: 'user', content: 'my private earlier question' }],
+      userMessage: 'sample please',
+      approve: async (request) => {
+        approvals.push(request);
+        return { outcome: 'approved' };
+      },
+    });
+    expect(approvals).toEqual([
+      expect.objectContaining({ server: 'everything', tool: 'sampling/createMessage', sampling: true }),
+    ]);
+    const completion = provider.calls.find((call) => call.method === 'complete');
+    // The server sees neither the person's conversation nor the turn's system prompt.
+    expect(completion?.messages).toEqual([
+      { role: 'system', content: 'You are a helpful test server.' },
+      { role: 'user', content: 'Resource trigger-sampling-request context: summarise' },
+    ]);
+    expect(completion?.options?.maxTokens).toBe(200);
+    expect(result.text).toContain('a completion for the server');
+  });
+
+  it('sampling the person declines is refused to the server, and never reaches the model', async () => {
+    const manager = await connect();
+    const provider = callOnce(sampleTool, { prompt: 'x' });
+    const chat = new ChatService({ provider, tools: manager });
+    const result = await chat.respond({
+      history: [],
+      userMessage: 'sample please',
+      approve: async () => ({ outcome: 'denied', reason: 'not now' }),
+    });
+    expect(provider.calls.some((call) => call.method === 'complete')).toBe(false);
+    expect(result.text).toMatch(/declined the completion: not now/);
+  });
+});
