@@ -5,6 +5,7 @@ import { formatToolResult, type RawToolResult } from './format-tool-result.js';
 import type { FilledPrompt } from './manager-types.js';
 import { type RequestWork, runRequest } from './request-path.js';
 import { Slots } from './slots.js';
+import { asTask, callAsTask } from './tasks.js';
 
 /**
  * Tool calls, resource reads and prompt gets on one connection: each waits for a slot of its server
@@ -38,7 +39,9 @@ export class Requests {
       name,
       options,
       {
-        mcp: (client, call) => client.callTool({ name: tool, arguments: args }, undefined, call),
+        mcp: asTask(connection, tool)
+          ? (client, call) => callAsTask(client, { name: tool, arguments: args }, call)
+          : (client, call) => client.callTool({ name: tool, arguments: args }, undefined, call),
         local: (local, context) => local.call(tool, args, context),
       },
       secrets,

@@ -9,7 +9,24 @@ import { encodeToolName } from './tool-names.js';
 /** A connection's tools that its `allowed_tools` lets the model see. */
 export function visibleTools(connection: Connection): Tool[] {
   const allowed = connection.config.allowedTools;
-  return allowed ? connection.tools.filter((tool) => allowed.includes(tool.name)) : connection.tools;
+  const tools = allowed ? connection.tools.filter((tool) => allowed.includes(tool.name)) : connection.tools;
+  // A tool that must run as a task, on a server that does not offer task-based tool calls, could only
+  // fail: it is never offered.
+  if (connection.kind !== 'mcp' || runsTasks(connection)) return tools;
+  return tools.filter((tool) => taskSupportOf(tool) !== 'required');
+}
+
+/** A tool's `execution.taskSupport` (`required`, `optional`, `forbidden`), when it says. */
+export function taskSupportOf(tool: Tool | undefined): string | undefined {
+  return (tool as { execution?: { taskSupport?: string } } | undefined)?.execution?.taskSupport;
+}
+
+/** Whether the server runs tool calls as tasks (its `tasks.requests.tools.call` capability). */
+export function runsTasks(connection: Connection): boolean {
+  return (
+    connection.kind === 'mcp' &&
+    connection.client?.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined
+  );
 }
 
 /** The model-facing name of a connection's tool: `mcp__<server>__<tool>`, made safe for every provider. */
