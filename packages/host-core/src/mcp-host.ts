@@ -30,6 +30,17 @@ export interface McpView extends ToolHost {
     args?: Record<string, string>,
     options?: CallToolOptions,
   ): Promise<FilledPrompt>;
+  /**
+   * Values the server suggests for a prompt's argument as typed so far (`completion/complete`, with
+   * the arguments already given as context); none when the server offers no completions.
+   */
+  completePromptArgument(
+    server: string,
+    prompt: string,
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+    options?: CallToolOptions,
+  ): Promise<string[]>;
 }
 
 /**

@@ -61,6 +61,27 @@ describe('client capabilities: roots and logging', () => {
       ),
     ).toThrow(/mcpServers\.s\.roots: expected a folder or a file:\/\/ URI of this machine/);
   });
+
+  it('completions: a prompt argument is completed as typed, with earlier arguments as context', async () => {
+    const manager = await pool.connect([nodeServer('everything', everythingEntry, ['stdio'])]);
+    const complete = (name: string, value: string, context?: Record<string, string>) =>
+      manager.completePromptArgument('everything', 'completable-prompt', { name, value }, context);
+    expect(await complete('department', 'S')).toEqual(['Sales', 'Support']);
+    expect(await complete('name', '', { department: 'Engineering' })).toEqual(['Alice', 'Bob', 'Charlie']);
+    // Through one person's view too, and nothing for a server the view cannot reach.
+    const view = await manager.forPerson({ workspace: 'T1', user: 'U1', credentials: {} });
+    expect(
+      await view.completePromptArgument('everything', 'completable-prompt', {
+        name: 'department',
+        value: 'E',
+      }),
+    ).toEqual(['Engineering']);
+    await expect(view.completePromptArgument('nowhere', 'x', { name: 'a', value: '' })).rejects.toMatchObject(
+      {
+        code: 'TOOL_NOT_FOUND',
+      },
+    );
+  });
 });
 
 async function waitForLine(logger: ReturnType<typeof recordingLogger>, pattern: RegExp) {

@@ -161,6 +161,18 @@ export class McpClientManager {
     return this.requests.getPrompt(this.connectionOf(server, `prompt ${name}`), name, args, options);
   }
 
+  /** Values a server suggests for its prompt's argument as typed so far (none without completions). */
+  async completePromptArgument(
+    server: string,
+    prompt: string,
+    argument: { name: string; value: string },
+    context: Record<string, string> = {},
+    options: CallToolOptions = {},
+  ): Promise<string[]> {
+    const connection = this.connectionOf(server, `prompt ${prompt}`);
+    return this.requests.completePromptArgument(connection, prompt, argument, context, options);
+  }
+
   /** The server and original tool name behind a model-facing name. */
   resolveTool(name: string): ResolvedTool | undefined {
     return this.index.resolve(name);

@@ -132,6 +132,24 @@ export class PersonView implements McpView {
     };
   }
 
+  async completePromptArgument(
+    server: string,
+    prompt: string,
+    argument: { name: string; value: string },
+    context: Record<string, string> = {},
+    options: CallToolOptions = {},
+  ): Promise<string[]> {
+    this.reachable(server, `prompt ${prompt}`);
+    const values = await this.source.shared.completePromptArgument(
+      server,
+      prompt,
+      argument,
+      context,
+      this.optionsFor(server, options),
+    );
+    return values.map((value) => this.redact(value));
+  }
+
   listTools(): ToolDefinition[] {
     return [
       ...this.source.shared.listTools().filter((tool) => this.sharedTool(tool.name)),

@@ -110,6 +110,39 @@ export class Requests {
     };
   }
 
+  /**
+   * Values the server suggests for a prompt's argument as typed so far (`completion/complete`), at most
+   * 100; none when the server does not offer completions.
+   */
+  async completePromptArgument(
+    connection: Connection,
+    prompt: string,
+    argument: { name: string; value: string },
+    context: Record<string, string>,
+    options: CallToolOptions,
+  ): Promise<string[]> {
+    if (connection.kind !== 'mcp' || !connection.client?.getServerCapabilities()?.completions) return [];
+    const secrets: string[] = [];
+    const result = await this.run(
+      connection,
+      `prompt ${prompt}`,
+      options,
+      {
+        mcp: (client, call) =>
+          client.complete(
+            {
+              ref: { type: 'ref/prompt', name: prompt },
+              argument,
+              ...(Object.keys(context).length > 0 ? { context: { arguments: context } } : {}),
+            },
+            call,
+          ),
+      },
+      secrets,
+    );
+    return result.completion.values.slice(0, 100).map((value) => this.redactor.redact(value, secrets));
+  }
+
   private run<T>(
     connection: Connection,
     what: string,
