@@ -79,6 +79,7 @@ export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.
 export { OpenApiSpecError } from './tools/openapi-tools.js';
 export type {
   CompletionOptions,
+  ImageContent,
   JsonSchema,
   LLMProvider,
   LLMResponse,

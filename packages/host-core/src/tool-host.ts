@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from './types.js';
+import type { ImageContent, JsonSchema, ToolDefinition } from './types.js';
 
 /**
  * The seam where the chat loop meets the tools: what `ChatService` needs, and nothing more.
@@ -106,6 +106,8 @@ export interface ToolCallOutcome {
   isError: boolean;
   server: string;
   tool: string;
+  /** Images the tool returned (also described in `text`), size-capped: for vision models and the thread. */
+  images?: ImageContent[];
 }
 
 /** A tool to call with the user's message before the first model call. */

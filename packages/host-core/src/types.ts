@@ -53,10 +53,19 @@ export interface ToolResult {
   isError: boolean;
 }
 
+/** An image a tool returned, base64, for a model that reads images. */
+export interface ImageContent {
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mimeType: string;
+  data: string;
+}
+
 /** One message of a conversation. */
 export interface Message {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** On `tool` messages, for a provider whose model reads images: the images the tool returned. */
+  images?: ImageContent[];
   /** On `tool` messages: the call this answers. */
   toolCallId?: string;
   /** On `tool` messages: whether the call failed. */
@@ -102,6 +111,8 @@ export interface CompletionOptions {
  * support may implement it by calling `complete` and ignoring them.
  */
 export interface LLMProvider {
+  /** Whether the model reads images (tool results' images are then sent to it, not only described). */
+  readonly supportsImages?: boolean;
   /** Short name for logs (`openai`, `anthropic`, …). */
   readonly name: string;
   complete(messages: Message[], options?: CompletionOptions): Promise<LLMResponse>;

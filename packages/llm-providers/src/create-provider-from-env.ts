@@ -42,7 +42,7 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefine
  * `openai-compatible`; when unset, the one whose key is present), `LLM_MODEL`, `OPENAI_API_KEY`,
  * `GEMINI_API_KEY` (or `GOOGLE_API_KEY`), `GEMINI_BASE_URL`,
  * `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `LLM_BASE_URL`, `LLM_API_KEY`,
- * `LLM_TIMEOUT_MS`, `LLM_MAX_RETRIES`, `LLM_MAX_TOKENS`.
+ * `LLM_TIMEOUT_MS`, `LLM_MAX_RETRIES`, `LLM_MAX_TOKENS`, `LLM_VISION`.
  */
 export function createProviderFromEnv(
   env: NodeJS.ProcessEnv = process.env,
@@ -68,6 +68,8 @@ export function createProviderFromEnv(
     logger: options.logger,
     fetch: options.fetch,
     redact: options.redact,
+    // LLM_VISION=true|false says whether the model reads images; unset, the model's name decides.
+    ...(env.LLM_VISION === 'true' || env.LLM_VISION === 'false' ? { vision: env.LLM_VISION === 'true' } : {}),
   };
   switch (kind) {
     case 'openai':

@@ -35,6 +35,25 @@ function openAIRules(body: Json): FakeReply | undefined {
         'temperature',
       );
   }
+  for (const [index, message] of messages.entries()) {
+    const parts = Array.isArray(message.content) ? (message.content as Json[]) : [];
+    for (const part of parts.filter((entry) => entry.type === 'image_url')) {
+      if (message.role !== 'user')
+        return openAIError(
+          `Invalid 'messages[${index}]'. Image URLs are only allowed for messages with role 'user', but this message with role '${String(message.role)}' contains an image URL.`,
+          `messages.[${index}].content`,
+        );
+      const url = String((part.image_url as Json | undefined)?.url ?? '');
+      if (
+        !/^https:\/\//.test(url) &&
+        !/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$/.test(url)
+      )
+        return openAIError(
+          'Invalid image URL: the URL must be https:// or a base64 data URL of a PNG, JPEG, GIF or WEBP image.',
+          `messages.[${index}].content`,
+        );
+    }
+  }
   let open: Set<string> = new Set();
   for (const [index, message] of messages.entries()) {
     if (message.role === 'tool') {
@@ -100,7 +119,23 @@ function anthropicRules(body: Json): FakeReply | undefined {
     return anthropicError('Requests which include `tool_use` or `tool_result` blocks must define tools.');
   if (body.tool_choice !== undefined && !tools?.length)
     return anthropicError('tool_choice may only be specified while providing tools.');
+  const imageTypes = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
   for (const [index, message] of messages.entries()) {
+    // Images stand in user content or in a tool result's content, as base64 of a known type.
+    const nested = blocks(message).flatMap((block) =>
+      block.type === 'tool_result' && Array.isArray(block.content) ? (block.content as Json[]) : [block],
+    );
+    for (const image of nested.filter((block) => block.type === 'image')) {
+      const source = (image.source ?? {}) as Json;
+      if (message.role !== 'user')
+        return anthropicError(`messages.${index}: image content is only allowed in user turns`);
+      if (source.type === 'base64' && !imageTypes.has(String(source.media_type)))
+        return anthropicError(
+          `messages.${index}.content.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`,
+        );
+      if (source.type === 'base64' && !/^[A-Za-z0-9+/]+={0,2}$/.test(String(source.data ?? '')))
+        return anthropicError(`messages.${index}.content.source.base64.data: invalid base64 data`);
+    }
     if (index > 0 && messages[index - 1]?.role === message.role)
       return anthropicError(
         `messages: roles must alternate between "user" and "assistant" (message ${index})`,

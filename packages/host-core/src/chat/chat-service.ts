@@ -127,6 +127,7 @@ export class ChatService {
       tokens: input.tokens,
       toolTimeoutMs: this.toolTimeoutMs,
       maxCallsPerRound: this.maxToolCallsPerRound,
+      images: this.provider.supportsImages === true,
       ...(input.approve ? { approve: input.approve } : {}),
       questions: serverQuestions({
         provider: this.provider,

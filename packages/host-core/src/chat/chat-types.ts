@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { ElicitationAnswer, ElicitationRequest, RequestTokens, ToolHost } from '../tool-host.js';
-import type { LLMProvider, Message, ToolHints } from '../types.js';
+import type { ImageContent, LLMProvider, Message, ToolHints } from '../types.js';
 import type { SamplingLimits } from './server-questions.js';
 
 /** Progress of one turn, reported as it happens. */
@@ -35,6 +35,15 @@ export type ChatEvent =
       progress: number;
       total?: number;
       message?: string;
+    }
+  /** A tool returned images (size-capped): an app may show them, e.g. upload them to the thread. */
+  | {
+      type: 'tool_images';
+      callId: string;
+      name: string;
+      server?: string;
+      tool?: string;
+      images: ImageContent[];
     }
   /** A server asked the person for input in the middle of a tool call. */
   | { type: 'elicitation'; server: string; mode: 'form' | 'url' }

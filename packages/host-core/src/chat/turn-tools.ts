@@ -2,8 +2,9 @@ import { CancelledError, HostError, ToolCallError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { CallToolOptions, RequestTokens, ToolHost } from '../tool-host.js';
 import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
-import type { Message, ToolCall, ToolDefinition } from '../types.js';
+import type { ImageContent, Message, ToolCall, ToolDefinition } from '../types.js';
 import type { ChatEvent, RespondInput, TraceEntry } from './chat-types.js';
+import { describeFailure } from './tool-failures.js';
 
 /** What one turn's tool calls share. */
 export interface TurnToolsOptions {
@@ -19,6 +20,8 @@ export interface TurnToolsOptions {
   maxCallsPerRound: number;
   /** Asks a person before a tool that needs approval runs. */
   approve?: RespondInput['approve'];
+  /** Whether the model reads images: tool results' images then travel with their messages. */
+  images?: boolean;
   /** How the turn answers its servers' questions (elicitation, sampling) in the middle of a call. */
   questions?: Pick<CallToolOptions, 'elicit' | 'sample' | 'requester'>;
 }
@@ -30,10 +33,10 @@ export interface TurnToolsOptions {
  */
 export class TurnTools {
   readonly trace: TraceEntry[] = [];
-  private readonly host: ToolHost;
-  private readonly tools: ToolDefinition[];
-  private readonly emit: (event: ChatEvent) => void;
-  private readonly logger: Logger;
+  readonly host: ToolHost;
+  readonly tools: ToolDefinition[];
+  readonly emit: (event: ChatEvent) => void;
+  readonly logger: Logger;
   private readonly signal: AbortSignal | undefined;
   /** Servers whose response_instruction the model has already read this turn. */
   private readonly instructed = new Set<string>();
@@ -69,11 +72,21 @@ export class TurnTools {
         this.instructed.add(server);
         content = `${content}\n\n[Instruction for using this result] ${instruction}`;
       }
-      return { role: 'tool', toolCallId: call.id, content, isError: !result.trace.ok };
+      return {
+        role: 'tool',
+        toolCallId: call.id,
+        content,
+        isError: !result.trace.ok,
+        // A model that reads images gets them; others read their description in the text.
+        ...(result.images && this.options.images ? { images: result.images } : {}),
+      };
     });
   }
 
-  private refused(call: ToolCall, limit: number): { content: string; trace: TraceEntry } {
+  private refused(
+    call: ToolCall,
+    limit: number,
+  ): { content: string; trace: TraceEntry; images?: ImageContent[] } {
     const content = `Error: not run: at most ${limit} tool calls run in one round. Ask again for what is still needed, fewer at a time.`;
     return {
       content,
@@ -201,7 +214,9 @@ export class TurnTools {
     return sections;
   }
 
-  private async runTool(call: ToolCall): Promise<{ content: string; trace: TraceEntry }> {
+  private async runTool(
+    call: ToolCall,
+  ): Promise<{ content: string; trace: TraceEntry; images?: ImageContent[] }> {
     const { host, tools, emit, signal } = this;
     const target = host.resolveTool(call.name);
     const where = target ? { server: target.server, tool: target.tool } : {};
@@ -218,6 +233,7 @@ export class TurnTools {
     });
     let content: string;
     let ok = false;
+    let images: ImageContent[] | undefined;
     try {
       const definition = tools.find((tool) => tool.name === call.name);
       const problem =
@@ -241,6 +257,8 @@ export class TurnTools {
           );
           content = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
           ok = !outcome.isError;
+          images = outcome.images;
+          if (images) emit({ type: 'tool_images', callId: call.id, name: call.name, ...where, images });
         }
       }
     } catch (error) {
@@ -255,12 +273,13 @@ export class TurnTools {
         });
         throw new CancelledError();
       }
-      content = this.describeFailure(call.name, error);
+      content = describeFailure(call.name, error, this);
     }
     const durationMs = performance.now() - started;
     emit({ type: 'tool_end', callId: call.id, name: call.name, ...where, ok, durationMs });
     return {
       content,
+      ...(images ? { images } : {}),
       trace: {
         name: call.name,
         ...where,
@@ -270,32 +289,5 @@ export class TurnTools {
         ...(ok ? {} : { error: content }),
       },
     };
-  }
-
-  private describeFailure(name: string, error: unknown): string {
-    const code = error instanceof HostError ? error.code : undefined;
-    if (code === 'TOOL_NOT_FOUND') {
-      const available = this.tools.map((tool) => tool.name).join(', ');
-      return `Error: there is no tool named "${name}". Available tools: ${available}.`;
-    }
-    if (error instanceof ToolCallError && code === 'MISSING_CREDENTIALS') {
-      const server = error.server ?? '?';
-      if (error.placeholders.includes('token')) {
-        const hint = this.host.credentialHint?.(server);
-        if (error.refused) {
-          this.emit({ type: 'credential_needed', server, name, refused: true });
-          return `Error: the "${server}" server refused the user's own credential (HTTP ${error.refused}): it has probably expired or been revoked. Tell the user to connect it again${hint ? ` (${hint})` : ''} and then ask again.`;
-        }
-        this.emit({ type: 'credential_needed', server, name });
-        return `Error: ${name} needs the user's own credential for the "${server}" server, and they have not connected one. Tell the user to connect it${hint ? ` (${hint})` : ''} and then ask again.`;
-      }
-      return `Error: ${name} needs credentials that were not supplied (${error.placeholders.join(', ')}). Tell the user this tool needs their credentials to be set up.`;
-    }
-    if (error instanceof ToolCallError && code === 'REQUEST_TIMEOUT') {
-      return `Error: ${name} timed out after ${error.timeoutMs} ms (its data source did not answer). Tell the user it could not be looked up right now.`;
-    }
-    this.logger.warn({ tool: name, error: String(error) }, 'tool call failed');
-    const detail = error instanceof HostError ? error.message : 'the tool failed unexpectedly';
-    return `Error: ${detail}. Tell the user this information could not be retrieved.`;
   }
 }

@@ -1,3 +1,5 @@
+import type { ImageContent } from '../types.js';
+
 /** Default size limit of one tool result handed to the model, in characters. */
 export const defaultResultBudget = 20_000;
 
@@ -58,6 +60,27 @@ function describe(block: ContentBlock): string {
     default:
       return `[${String(block.type)} content]`;
   }
+}
+
+/** Image types every vision API takes; at most this many of at most this size leave one result. */
+const imageTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+export const maxImagesPerResult = 4;
+export const maxImageBytes = 4 * 1024 * 1024;
+
+/** The result's images a model or a thread can take: known types, valid base64, within the caps. */
+export function imagesOf(result: RawToolResult): ImageContent[] {
+  const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
+  return blocks
+    .filter(
+      (block) =>
+        block.type === 'image' &&
+        typeof block.data === 'string' &&
+        imageTypes.has(block.mimeType ?? '') &&
+        /^[A-Za-z0-9+/]+={0,2}$/.test(block.data) &&
+        base64Bytes(block.data) <= maxImageBytes,
+    )
+    .slice(0, maxImagesPerResult)
+    .map((block) => ({ mimeType: block.mimeType as string, data: block.data as string }));
 }
 
 /** Cuts text longer than `budget`, keeping head and tail and saying how much was left out. */

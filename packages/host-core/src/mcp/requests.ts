@@ -1,7 +1,7 @@
 import type { Redactor } from '../redaction.js';
 import type { CallToolOptions, ToolCallOutcome } from '../tool-host.js';
 import type { Connection } from './connection.js';
-import { formatToolResult, type RawToolResult } from './format-tool-result.js';
+import { formatToolResult, imagesOf, type RawToolResult } from './format-tool-result.js';
 import type { FilledPrompt } from './manager-types.js';
 import { type RequestWork, runRequest } from './request-path.js';
 import { Slots } from './slots.js';
@@ -48,11 +48,13 @@ export class Requests {
       slot,
     );
     const formatted = formatToolResult(result, this.resultBudget);
+    const images = imagesOf(result);
     return {
       text: this.redactor.redact(formatted.text, secrets),
       isError: formatted.isError,
       server: connection.config.name,
       tool,
+      ...(images.length > 0 ? { images } : {}),
     };
   }
 

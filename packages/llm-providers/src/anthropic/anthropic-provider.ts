@@ -10,6 +10,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { compileTools, type SchemaWarning, warnOncePerTool } from '../compile-tool-schema.js';
 import { type ProviderName, type Redact, redactKey, toProviderError } from '../provider-error.js';
 import { defaultMaxTools, selectToolsLogged } from '../select-tools.js';
+import { visionByDefault } from '../vision.js';
 import { collectAnthropicStream, fromAnthropicResponse } from './convert-from-anthropic-response.js';
 import { toAnthropicRequest } from './convert-to-anthropic-request.js';
 
@@ -29,15 +30,19 @@ export interface AnthropicProviderOptions {
   /** Removes secrets from vendor error text: pass host-core's `redactor.redact` (default: this apiKey only). */
   redact?: Redact;
   logger?: Logger;
+  /** Whether the model reads images (tools' images are then sent); default: by the model's name. */
+  vision?: boolean;
 }
 
 /** Anthropic Messages with tool use, on the official `@anthropic-ai/sdk`. */
 export class AnthropicProvider implements LLMProvider {
   readonly name: ProviderName = 'anthropic';
+  readonly supportsImages: boolean;
   private readonly client: Anthropic;
   private readonly warn: SchemaWarning;
 
   constructor(private readonly options: AnthropicProviderOptions) {
+    this.supportsImages = options.vision ?? visionByDefault(options.model);
     this.client = new Anthropic({
       apiKey: options.apiKey ?? '',
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),

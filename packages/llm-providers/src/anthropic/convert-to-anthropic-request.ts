@@ -47,7 +47,20 @@ export function toAnthropicRequest(
         {
           type: 'tool_result',
           tool_use_id: message.toolCallId ?? '',
-          content: message.content,
+          // A tool's images travel in its result, as Messages allows.
+          content: message.images?.length
+            ? [
+                { type: 'text' as const, text: message.content },
+                ...message.images.map((image) => ({
+                  type: 'image' as const,
+                  source: {
+                    type: 'base64' as const,
+                    media_type: image.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp',
+                    data: image.data,
+                  },
+                })),
+              ]
+            : message.content,
           ...(message.isError ? { is_error: true } : {}),
         },
       ]);

@@ -1,5 +1,6 @@
 import type { Message, ToolDefinition } from '@ai-assistant/host-core';
 import type {
+  ChatCompletionContentPart,
   ChatCompletionCreateParams,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
@@ -36,6 +37,33 @@ function toOpenAIMessage(message: Message): ChatCompletionMessageParam {
   }
 }
 
+/**
+ * Chat Completions takes images in user messages only: the images of a run of tool results follow
+ * it as one user message, each named by the call it came from.
+ */
+function withToolImages(messages: Message[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  let pending: ChatCompletionContentPart[] = [];
+  const flush = () => {
+    if (pending.length > 0) out.push({ role: 'user', content: pending });
+    pending = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') flush();
+    out.push(toOpenAIMessage(message));
+    if (message.role === 'tool' && message.images?.length) {
+      pending.push({ type: 'text', text: `Images returned by tool call ${message.toolCallId ?? ''}:` });
+      for (const image of message.images)
+        pending.push({
+          type: 'image_url',
+          image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+        });
+    }
+  }
+  flush();
+  return out;
+}
+
 /** Options of {@link toOpenAIRequest}. */
 export interface OpenAIRequestOptions {
   model: string;
@@ -58,7 +86,7 @@ export function toOpenAIRequest(
 ): OpenAIRequest {
   const request: OpenAIRequest = {
     model: options.model,
-    messages: messages.map(toOpenAIMessage),
+    messages: withToolImages(messages),
     ...(options.stream
       ? { stream: true as const, ...(options.streamUsage ? { stream_options: { include_usage: true } } : {}) }
       : {}),

@@ -16,6 +16,7 @@ import {
   toProviderError,
 } from '../provider-error.js';
 import { defaultMaxTools, selectToolsLogged } from '../select-tools.js';
+import { visionByDefault } from '../vision.js';
 import { fromOpenAIResponse } from './convert-from-openai-response.js';
 import { toOpenAIRequest } from './convert-to-openai-request.js';
 import { collectOpenAIStream } from './openai-stream.js';
@@ -38,6 +39,8 @@ export interface OpenAIProviderOptions {
   /** Removes secrets from vendor error text: pass host-core's `redactor.redact` (default: this apiKey only). */
   redact?: Redact;
   logger?: Logger;
+  /** Whether the model reads images (tools' images are then sent); default: by the model's name. */
+  vision?: boolean;
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -70,6 +73,7 @@ function readableErrors(fetcher: typeof fetch): typeof fetch {
 /** OpenAI Chat Completions with function calling, on the official `openai` SDK. */
 export class OpenAIProvider implements LLMProvider {
   readonly name: ProviderName = 'openai';
+  readonly supportsImages: boolean;
   protected readonly client: OpenAI;
   protected readonly options: OpenAIProviderOptions;
   protected readonly logger: Logger;
@@ -79,6 +83,7 @@ export class OpenAIProvider implements LLMProvider {
 
   constructor(options: OpenAIProviderOptions) {
     this.options = options;
+    this.supportsImages = options.vision ?? visionByDefault(options.model);
     this.logger = options.logger ?? silent;
     this.client = new OpenAI({
       apiKey: options.apiKey ?? '',
