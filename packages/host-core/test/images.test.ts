@@ -8,7 +8,10 @@ const tinyImage = 'mcp__everything__get-tiny-image';
 /** A model that calls server-everything's image tool once, then answers. */
 const lookAtImage = (supportsImages: boolean) =>
   Object.assign(
-    new ScriptedProvider([{ toolCalls: [{ id: 'call_1', name: tinyImage, arguments: {} }] }, { text: 'done' }]),
+    new ScriptedProvider([
+      { toolCalls: [{ id: 'call_1', name: tinyImage, arguments: {} }] },
+      { text: 'done' },
+    ]),
     { supportsImages },
   );
 
@@ -29,7 +32,9 @@ describe('images a tool returns', () => {
     });
     const tool = provider.calls[1]?.messages.find((message) => message.role === 'tool');
     expect(tool?.content).toMatch(/\[image: image\/png, \d+ bytes\]/);
-    expect(tool?.images).toEqual([{ mimeType: 'image/png', data: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/) }]);
+    expect(tool?.images).toEqual([
+      { mimeType: 'image/png', data: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/) },
+    ]);
     expect(events.find((event) => event.type === 'tool_images')).toMatchObject({
       callId: 'call_1',
       server: 'everything',
@@ -44,5 +49,21 @@ describe('images a tool returns', () => {
     const tool = provider.calls[1]?.messages.find((message) => message.role === 'tool');
     expect(tool?.content).toMatch(/\[image: image\/png/);
     expect(tool?.images).toBeUndefined();
+  });
+
+  it('a resource link names its server, and the host’s resource tool reads it', async () => {
+    const manager = await connect();
+    const outcome = await manager.callTool('mcp__everything__get-resource-links', { count: 2 });
+    const link = /\[resource link: (\S+)[^\]]*read it with host__read_resource, server "everything"\]/.exec(
+      outcome.text,
+    );
+    expect(link, outcome.text).not.toBeNull();
+    const read = await manager.callTool('host__read_resource', {
+      server: 'everything',
+      uri: link?.[1] as string,
+    });
+    expect(read.isError).toBe(false);
+    expect(read.text.length).toBeGreaterThan(0);
+    expect(read.text).not.toMatch(/^\[resource:/);
   });
 });

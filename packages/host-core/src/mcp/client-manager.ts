@@ -325,8 +325,12 @@ export class McpClientManager {
   }
 
   private rebuildIndex(): void {
+    // Offered while some server has resources, or may link to some (it declares the capability).
     const hasResources = this.connected().some(
-      (connection) => connection.resources.length > 0 || connection.resourceTemplates.length > 0,
+      (connection) =>
+        connection.resources.length > 0 ||
+        connection.resourceTemplates.length > 0 ||
+        (connection.kind === 'mcp' && connection.client?.getServerCapabilities()?.resources !== undefined),
     );
     this.host.tools = hasResources ? resourceTools : [];
     this.index.rebuild([...this.connections.values(), this.host]);

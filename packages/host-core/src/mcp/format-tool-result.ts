@@ -41,7 +41,7 @@ function decodedText(blob: string | undefined, mimeType: string | undefined): st
   }
 }
 
-function describe(block: ContentBlock): string {
+function describe(block: ContentBlock, server: string | undefined): string {
   switch (block.type) {
     case 'text':
       return block.text ?? '';
@@ -49,7 +49,8 @@ function describe(block: ContentBlock): string {
     case 'audio':
       return `[${block.type}: ${block.mimeType ?? 'unknown type'}, ${base64Bytes(block.data)} bytes]`;
     case 'resource_link':
-      return `[resource link: ${block.uri ?? '?'}${block.name ? ` (${block.name})` : ''}${block.mimeType ? `, ${block.mimeType}` : ''}]`;
+      // The model can follow a link with the host's resource tool, given the server that sent it.
+      return `[resource link: ${block.uri ?? '?'}${block.name ? ` (${block.name})` : ''}${block.mimeType ? `, ${block.mimeType}` : ''}${server ? `; read it with host__read_resource, server "${server}"` : ''}]`;
     case 'resource': {
       const resource = block.resource ?? {};
       if (typeof resource.text === 'string') return resource.text;
@@ -102,9 +103,11 @@ export function truncateMiddle(text: string, budget: number): string {
 export function formatToolResult(
   result: RawToolResult,
   budget = defaultResultBudget,
+  /** The server the result came from, named in resource links so the model can read them. */
+  server?: string,
 ): { text: string; isError: boolean } {
   const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
-  const parts = blocks.map(describe).filter((part) => part !== '');
+  const parts = blocks.map((block) => describe(block, server)).filter((part) => part !== '');
   if (parts.length === 0 && result.structuredContent !== undefined) {
     parts.push(JSON.stringify(result.structuredContent, null, 2));
   }

@@ -47,7 +47,7 @@ export class Requests {
       secrets,
       slot,
     );
-    const formatted = formatToolResult(result, this.resultBudget);
+    const formatted = formatToolResult(result, this.resultBudget, connection.config.name);
     const images = imagesOf(result);
     return {
       text: this.redactor.redact(formatted.text, secrets),
