@@ -10,7 +10,6 @@ import {
   type LocalConnection,
   type McpConnection,
   newConnection,
-  openConnection,
   shutDown,
   startConnection,
 } from './connection.js';
@@ -33,8 +32,8 @@ import { PersonalPool, type PersonKey } from './personal-pool.js';
 import { Requests } from './requests.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
 import { instructionsOf, statusOf, unavailableOf } from './server-status.js';
-import { defaultRestartPolicy, Supervisor } from './supervisor.js';
-import { autoContextTools, ToolIndex, visibleTools, warnOnManyTools } from './tool-index.js';
+import { defaultRestartPolicy, reopenConnection, Supervisor } from './supervisor.js';
+import { autoContextTools, ToolIndex, warnOnManyTools } from './tool-index.js';
 
 export * from './manager-types.js';
 
@@ -209,21 +208,18 @@ export class McpClientManager {
    * system prompt instead of offered.
    */
   async forPerson(person: Person): Promise<McpView> {
-    const wanted = [...this.connections.values()].filter(
-      (connection) =>
-        connection.state === 'per_user' &&
-        person.credentials[connection.config.name] !== undefined &&
-        serverEnabled(person.settings, connection.config),
-    );
-    const own = await Promise.all(
-      wanted.map((connection) =>
-        this.pool.get(connection.config, person, person.credentials[connection.config.name] as string),
-      ),
+    const own = await this.pool.openFor(
+      person,
+      [...this.connections.values()]
+        .filter((connection) => connection.state === 'per_user')
+        .map((connection) => connection.config)
+        .filter((config) => serverEnabled(person.settings, config)),
     );
     const source: ViewSource = {
       shared: this,
       configs: () => [...this.connections.values()].map((connection) => connection.config),
       instructions: () => this.instructions(),
+      resourceServers: () => this.resourceServers(),
       // A person's own connection has its own slots: one person's calls never queue behind another's.
       callOn: (connection, tool, name, args, options) =>
         this.pool.use(connection, () =>
@@ -290,28 +286,20 @@ export class McpClientManager {
 
   /** Reconnects a failed MCP server (the supervisor's retry); its tools are listed afresh. */
   private async reopen(connection: McpConnection): Promise<void> {
-    if (this.closing) return;
-    const reason = connection.reason;
-    await shutDown(connection, reason ?? 'restarting');
-    Object.assign(connection, {
-      state: 'connecting',
-      pid: undefined,
-      descendants: new Set(),
-      stderrTail: [],
-    });
-    await openConnection(connection, this.context);
-    if (this.closing) {
-      await shutDown(connection, 'closed by the host');
-      return;
-    }
-    if (connection.state === 'connected') {
-      connection.reason = undefined;
-      this.logger.info(
-        { server: connection.config.name, tools: visibleTools(connection).length, after: reason },
-        'MCP server reconnected',
-      );
-    }
+    await reopenConnection(connection, this.context, () => this.closing !== undefined);
     this.rebuildIndex();
+  }
+
+  /** Servers that have resources, or may link to some (they declare the capability): the resource tools' reach. */
+  private resourceServers(): string[] {
+    return this.connected()
+      .filter(
+        (connection) =>
+          connection.resources.length > 0 ||
+          connection.resourceTemplates.length > 0 ||
+          (connection.kind === 'mcp' && connection.client?.getServerCapabilities()?.resources !== undefined),
+      )
+      .map((connection) => connection.config.name);
   }
 
   private connected(): Connection[] {
@@ -325,14 +313,7 @@ export class McpClientManager {
   }
 
   private rebuildIndex(): void {
-    // Offered while some server has resources, or may link to some (it declares the capability).
-    const hasResources = this.connected().some(
-      (connection) =>
-        connection.resources.length > 0 ||
-        connection.resourceTemplates.length > 0 ||
-        (connection.kind === 'mcp' && connection.client?.getServerCapabilities()?.resources !== undefined),
-    );
-    this.host.tools = hasResources ? resourceTools : [];
+    this.host.tools = this.resourceServers().length > 0 ? resourceTools : [];
     this.index.rebuild([...this.connections.values(), this.host]);
   }
 }

@@ -37,6 +37,8 @@ export interface ViewSource {
   configs(): ServerConfig[];
   /** The `system_instruction` of each connected shared server, by server. */
   instructions(): Array<{ server: string; text: string }>;
+  /** Connected shared servers with resources, or that may link to some (the resource tools' reach). */
+  resourceServers(): string[];
   /** Runs a tool on one of the person's own connections. */
   callOn(
     connection: Connection,
@@ -91,7 +93,7 @@ export class PersonView implements McpView {
   }
 
   private hasResources(): boolean {
-    return this.listResources().length > 0 || this.listResourceTemplates().length > 0;
+    return this.source.resourceServers().some((server) => this.enabled(server));
   }
 
   listResources(): ResourceEntry[] {

@@ -153,6 +153,17 @@ export class PersonalPool {
     }
   }
 
+  /** The person's own connections to those of `configs` they have a credential for, opened when not open. */
+  openFor(
+    person: PersonKey & { credentials: Readonly<Record<string, string>> },
+    configs: ServerConfig[],
+  ): Promise<Connection[]> {
+    const theirs = configs.filter((config) => person.credentials[config.name] !== undefined);
+    return Promise.all(
+      theirs.map((config) => this.get(config, person, person.credentials[config.name] as string)),
+    );
+  }
+
   /** Closes the person's connection(s): every server's, or one. */
   forget(person: PersonKey, server?: string): void {
     for (const entry of [...this.entries.values()]) {

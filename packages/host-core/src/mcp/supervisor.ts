@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
-import type { McpConnection } from './connection.js';
+import { type ConnectionContext, type McpConnection, openConnection, shutDown } from './connection.js';
+import { visibleTools } from './tool-index.js';
 
 /** When and how often a failed server is reconnected. */
 export interface RestartPolicy {
@@ -92,5 +93,32 @@ export class Supervisor {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await Promise.allSettled([...this.attempts]);
+  }
+}
+
+/**
+ * Reconnects a failed MCP server (the supervisor's retry): shut down what is left, open afresh, and
+ * list its tools anew. A close that began meanwhile wins: the new connection is shut down at once.
+ */
+export async function reopenConnection(
+  connection: McpConnection,
+  context: ConnectionContext,
+  closing: () => boolean,
+): Promise<void> {
+  if (closing()) return;
+  const reason = connection.reason;
+  await shutDown(connection, reason ?? 'restarting');
+  Object.assign(connection, { state: 'connecting', pid: undefined, descendants: new Set(), stderrTail: [] });
+  await openConnection(connection, context);
+  if (closing()) {
+    await shutDown(connection, 'closed by the host');
+    return;
+  }
+  if (connection.state === 'connected') {
+    connection.reason = undefined;
+    context.logger.info(
+      { server: connection.config.name, tools: visibleTools(connection).length, after: reason },
+      'MCP server reconnected',
+    );
   }
 }
