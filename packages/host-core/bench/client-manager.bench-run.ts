@@ -47,6 +47,7 @@ it('McpClientManager benchmark', async () => {
   await bare.connect(new StdioClientTransport({ command: process.execPath, args: [echo], stderr: 'ignore' }));
   const viaManager: number[] = [];
   const viaSdk: number[] = [];
+  const viaSdkWithToken: number[] = [];
   for (let index = 0; index < 200; index++) {
     await manager.callTool('mcp__echo__echo', { message: 'warm' });
     await bare.callTool({ name: 'echo', arguments: { message: 'warm' } });
@@ -58,6 +59,10 @@ it('McpClientManager benchmark', async () => {
     started = performance.now();
     await bare.callTool({ name: 'echo', arguments: { message: 'x' } });
     viaSdk.push(performance.now() - started);
+    // The same with a progress token, as every call of the manager carries one now.
+    started = performance.now();
+    await bare.callTool({ name: 'echo', arguments: { message: 'x' } }, undefined, { onprogress: () => {} });
+    viaSdkWithToken.push(performance.now() - started);
   }
   await bare.close();
   await manager.close();
@@ -87,6 +92,14 @@ it('McpClientManager benchmark', async () => {
     [
       '  ratio (aim ≤ 1.1×) and added per call (aim < 0.2 ms)',
       `${(managerP50 / sdkP50).toFixed(3)}× ${verdict(managerP50 / sdkP50 <= 1.1)} / ${format(managerP50 - sdkP50)} ms ${verdict(managerP50 - sdkP50 < 0.2)}`,
+    ],
+    [
+      '  bare SDK with a progress token / without (the token itself)',
+      `${format(percentile(viaSdkWithToken, 0.5))} / ${format(sdkP50)} ms`,
+    ],
+    [
+      '  added by the host beyond a bare call with a token (aim < 0.05 ms)',
+      `${format(managerP50 - percentile(viaSdkWithToken, 0.5))} ms ${verdict(managerP50 - percentile(viaSdkWithToken, 0.5) < 0.05)}`,
     ],
     [
       'RSS with 10 servers: host / 10 children together',
