@@ -1,4 +1,4 @@
-import { rowsMentioning as storeRowsMentioning } from '@ai-assistant/store/testing';
+import { storeDatabase, rowsMentioning as storeRowsMentioning } from '@ai-assistant/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, waitFor } from './harness.js';
 
@@ -117,12 +117,13 @@ describe('installed in several workspaces with Slack OAuth (HTTP mode)', () => {
     const code = slack.addWorkspace({ ...org, orgWide: true });
     slack.setPerson(org.user, { team: org.team });
     expect((await install(base, code)).callback.status).toBe(200);
-    const row = await harness.store?.db
-      .selectFrom('slack_installations')
+    if (!harness.store) throw new Error('no store');
+    const row = await storeDatabase(harness.store)
+      .selectFrom('sealed_records')
       .selectAll()
-      .where('enterprise_id', '=', org.enterprise)
+      .where('organisation_id', '=', org.enterprise)
       .executeTakeFirst();
-    expect(row).toMatchObject({ id: `E:${org.enterprise}`, is_enterprise_install: true, team_id: null });
+    expect(row).toMatchObject({ kind: 'installation', id: `E:${org.enterprise}`, workspace_id: null });
     const { ts } = await slack.mention('C_ORG', 'hello from the org', { user: org.user });
     await waitFor(() =>
       botMessages(harness, 'C_ORG', ts, org.botUserId).some((m) => m.text.includes('hello from the org')),
@@ -135,13 +136,8 @@ describe('installed in several workspaces with Slack OAuth (HTTP mode)', () => {
   it('uninstalling an org-wide install forgets the people of its workspaces too (hardening 27.3)', async () => {
     const { slack, store } = harness;
     // The org was installed and used in the test above: the workspace was recorded with its enterprise.
-    const workspace = await store?.db
-      .selectFrom('workspaces')
-      .selectAll()
-      .where('id', '=', org.team)
-      .executeTakeFirst();
-    expect(workspace?.enterprise_id).toBe(org.enterprise);
-    await store?.putCredential(org.team, org.user, 'github', 'ghp_carol_org_secret');
+    expect(await store?.workspaces.inOrganisation(org.enterprise)).toContain(org.team);
+    await store?.credentials.put(org.team, org.user, 'github', 'ghp_carol_org_secret');
     await slack.push({ type: 'app_uninstalled', team: org.team }, { eventId: 'EvUNINSTALL_ORG' });
     const deadline = Date.now() + 10_000;
     while ((await rowsMentioning(harness, org.team)).length > 0 && Date.now() < deadline)
@@ -149,14 +145,14 @@ describe('installed in several workspaces with Slack OAuth (HTTP mode)', () => {
     // Before: the log said "workspaces":[] and the credential still decrypted.
     expect(await rowsMentioning(harness, org.team)).toEqual([]);
     expect(await rowsMentioning(harness, org.enterprise)).toEqual([]);
-    expect((await store?.credentialsOf(org.team, org.user))?.secrets).toEqual({});
+    expect((await store?.credentials.of(org.team, org.user))?.secrets).toEqual({});
   });
 
   it('app_uninstalled and tokens_revoked delete the workspace: installation, credentials, settings, claims', async () => {
     const { slack, store } = harness;
-    await store?.putCredential('T0ALPHA', workspaces.T0ALPHA.user, 'github', 'ghp_alice_secret');
-    await store?.setServerEnabled('T0ALPHA', 'weather', false, 'U_ADMIN');
-    await store?.putCredential('T0BRAVO', workspaces.T0BRAVO.user, 'github', 'ghp_bob_secret');
+    await store?.credentials.put('T0ALPHA', workspaces.T0ALPHA.user, 'github', 'ghp_alice_secret');
+    await store?.workspaces.setEnabled('T0ALPHA', 'weather', false, 'U_ADMIN');
+    await store?.credentials.put('T0BRAVO', workspaces.T0BRAVO.user, 'github', 'ghp_bob_secret');
     expect((await rowsMentioning(harness, 'T0ALPHA')).length).toBeGreaterThan(0);
 
     await slack.push({ type: 'app_uninstalled', team: 'T0ALPHA' }, { eventId: 'EvUNINSTALL' });

@@ -88,7 +88,7 @@ describe('people and their credentials, in Slack', () => {
     expect(shown).toContain('https://tickets.example/settings/tokens');
     expect(JSON.stringify(ack)).toContain('✓ connected');
     expect(ack).toMatchObject({ response_action: 'update' });
-    const stored = await harness.store?.listCredentials('T0001', 'U_ALICE');
+    const stored = await harness.store?.credentials.list('T0001', 'U_ALICE');
     expect(stored?.map((entry) => entry.server)).toEqual(['tickets']);
   });
 
@@ -102,7 +102,7 @@ describe('people and their credentials, in Slack', () => {
       expect(JSON.stringify(ack)).toMatch(why);
       expect(JSON.stringify(ack)).not.toContain('X-Injected');
     }
-    expect(await harness.store?.listCredentials('T0001', 'U_MALLORY')).toEqual([]);
+    expect(await harness.store?.credentials.list('T0001', 'U_MALLORY')).toEqual([]);
   });
 
   it('a token the server refuses (expired, revoked): the model is told so, and the person gets a Reconnect button', async () => {
@@ -187,7 +187,7 @@ describe('people and their credentials, in Slack', () => {
 
   it('/assistant disconnect deletes the credential', async () => {
     expect(await command('disconnect tickets', 'U_BOB')).toContain('Disconnected `tickets`');
-    expect(await harness.store?.listCredentials('T0001', 'U_BOB')).toEqual([]);
+    expect(await harness.store?.credentials.list('T0001', 'U_BOB')).toEqual([]);
     expect(await command('disconnect tickets', 'U_BOB')).toContain('You had not connected `tickets`');
   });
 
@@ -228,7 +228,7 @@ describe('people and their credentials, in Slack', () => {
     });
     for (const secret of Object.values(secrets)) expect(everything).not.toContain(secret);
     // It is kept where it belongs: in the store, for its owner.
-    expect((await harness.store?.credentialsOf('T0001', 'U_ALICE'))?.secrets).toEqual({
+    expect((await harness.store?.credentials.of('T0001', 'U_ALICE'))?.secrets).toEqual({
       tickets: secrets.alice,
     });
   });

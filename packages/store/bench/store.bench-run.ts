@@ -13,13 +13,13 @@ function percentile(samples: number[], fraction: number): number {
 /** What a turn pays for the store: the asker's credentials and the workspace's server settings, together. */
 async function turnCost(store: Store): Promise<number[]> {
   for (const server of ['github', 'jira', 'notion'])
-    await store.putCredential('T1', 'U1', server, `secret-${server}-0123456789`);
-  await store.setServerEnabled('T1', 'weather', true, 'UADMIN');
-  await store.setServerEnabled('T1', 'kb', false, 'UADMIN');
+    await store.credentials.put('T1', 'U1', server, `secret-${server}-0123456789`);
+  await store.workspaces.setEnabled('T1', 'weather', true, 'UADMIN');
+  await store.workspaces.setEnabled('T1', 'kb', false, 'UADMIN');
   const samples: number[] = [];
   for (let index = 0; index < 1100; index++) {
     const started = performance.now();
-    await Promise.all([store.credentialsOf('T1', 'U1'), store.serverSettings('T1')]);
+    await Promise.all([store.credentials.of('T1', 'U1'), store.workspaces.settings('T1')]);
     if (index >= 100) samples.push(performance.now() - started); // the first 100 warm up
   }
   return samples;

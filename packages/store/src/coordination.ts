@@ -4,10 +4,12 @@ import type { Engine } from './engines.js';
 import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
 
-/** An event to claim: its id (Slack's `event_id`, the same on every retry) and its place in a thread. */
+/** An event to claim: its id (the same on every retry, as Slack's `event_id`) and its place in a thread. */
 export interface EventClaim {
   id: string;
-  /** `<team>:<channel>:<thread ts>`; absent for an event that answers in no thread. */
+  /** The workspace the event came from: its claim is deleted with the workspace. */
+  workspace?: string;
+  /** The app's key for the thread the event belongs to; absent for an event that answers in no thread. */
   thread?: string;
   /** The message's Slack ts: a thread's messages are answered in this order. */
   messageTs?: string;
@@ -104,6 +106,7 @@ export class Coordination {
       .insertInto('event_claims')
       .values({
         event_id: event.id,
+        workspace_id: event.workspace ?? null,
         thread_key: event.thread ?? null,
         message_ts: slackTs(event.messageTs),
         replica_key: this.replicaKey,

@@ -1,18 +1,16 @@
 export { Coordination, claimRetentionMs, type EventClaim, type ThreadTurn } from './coordination.js';
+export { type CredentialInfo, Credentials, type PersonCredentials } from './credentials.js';
 export type { Engine } from './engines.js';
 export { CredentialKeyError, Keyring, keyFileName, keyIdOf, keyVariable, newKey } from './keyring.js';
 export { type StoreLogger, silentStoreLogger } from './logger.js';
 export {
-  type CredentialInfo,
   defaultDataDir,
-  type InstallationQuery,
-  type InstallationRecord,
-  installationId,
   openStore,
   openStoreFromEnvironment,
-  type PersonCredentials,
-  Store,
   type StoreOptions,
   StoreStartError,
   storeSecrets,
-} from './store.js';
+} from './open.js';
+export { type SealedOwner, SealedRecords } from './sealed.js';
+export { Store } from './store.js';
+export { WorkspaceSettings } from './workspaces.js';

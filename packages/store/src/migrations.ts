@@ -90,20 +90,64 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0003_sealed_records': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('sealed_records')
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('id', 'text', (column) => column.notNull())
+        .addColumn('workspace_id', 'text')
+        .addColumn('organisation_id', 'text')
+        .addColumn('secret', 'text', (column) => column.notNull())
+        .addColumn('key_id', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .addColumn('updated_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .addPrimaryKeyConstraint('sealed_records_pk', ['kind', 'id'])
+        .execute();
+      await db.schema.createIndex('sealed_records_key').on('sealed_records').column('key_id').execute();
+      await db.schema
+        .createIndex('sealed_records_workspace')
+        .on('sealed_records')
+        .column('workspace_id')
+        .execute();
+      await db.schema
+        .createIndex('sealed_records_organisation')
+        .on('sealed_records')
+        .column('organisation_id')
+        .execute();
+      // Slack installations become the Slack app's sealed records of kind `installation`, their ids
+      // (`T:<team>`, `E:<enterprise>`) kept: the encryption context `installation:<id>` still opens them.
+      await sql`
+        insert into sealed_records (kind, id, workspace_id, organisation_id, secret, key_id, created_at, updated_at)
+        select 'installation', id, case when is_enterprise_install then null else team_id end,
+          enterprise_id, secret, key_id, installed_at, updated_at
+        from slack_installations`.execute(db);
+      await db.schema.dropTable('slack_installations').execute();
+      // Claims live an hour: the ones already there keep a null workspace until they are pruned.
+      await db.schema.alterTable('event_claims').addColumn('workspace_id', 'text').execute();
+      await db.schema
+        .createIndex('event_claims_workspace')
+        .on('event_claims')
+        .column('workspace_id')
+        .execute();
+    },
+  },
 };
 
 /**
- * Brings the schema up to date. Kysely's migrator holds a PostgreSQL advisory lock while it runs, so
+ * Brings the schema up to date (or up to `to`, for tests). Kysely's migrator holds a PostgreSQL advisory lock while it runs, so
  * replicas starting together migrate once and the others wait, then find nothing to do.
  */
-export async function migrate(db: Kysely<unknown>): Promise<string[]> {
+export async function migrate(db: Kysely<unknown>, options: { to?: string } = {}): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'store_migrations',
     migrationLockTableName: 'store_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = options.to
+    ? await migrator.migrateTo(options.to)
+    : await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName;
     const detail = error instanceof Error ? error.message : String(error);

@@ -2,10 +2,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyFileName, keyVariable, newKey, writeKeyFile } from './keyring.js';
-import { defaultDataDir, openStore } from './store.js';
+import { defaultDataDir, openStore } from './open.js';
 
 /**
- * Re-encrypts every stored credential under the newest key.
+ * Re-encrypts every stored credential and sealed record under the newest key.
  * - With ASSISTANT_ENCRYPTION_KEY: put the new key first (`new,old`), run this, then drop `old`.
  * - With the embedded key file: a new key is made, everything is re-encrypted, the old key is removed.
  */

@@ -32,22 +32,22 @@ export interface UserCredentialsTable {
   last_used_at: Timestamp | null;
 }
 
-/** A Slack app installation (OAuth): who installed where, and its tokens (encrypted, as JSON). */
-export interface SlackInstallationsTable {
-  /** `E:<enterprise id>` for an org-wide install, `T:<team id>` otherwise. */
+/**
+ * An app's encrypted record of some kind (a Slack installation, say): the store knows only whose it is,
+ * for deleting a workspace or an organisation, never what it holds.
+ */
+export interface SealedRecordsTable {
+  /** What the app keeps (`installation`, …); with `id`, the record's key and its encryption context. */
+  kind: string;
   id: string;
-  team_id: string | null;
-  enterprise_id: string | null;
-  is_enterprise_install: boolean;
-  bot_user_id: string | null;
-  bot_id: string | null;
-  /** Comma-separated bot scopes. */
-  scopes: string | null;
-  installer_user_id: string | null;
-  /** The whole installation (tokens included) as JSON, encrypted like a credential. */
+  /** The workspace it belongs to, when one; deleted with it. */
+  workspace_id: string | null;
+  /** The organisation (Enterprise Grid) it belongs to, when one. */
+  organisation_id: string | null;
+  /** Encrypted like a credential (see keyring.ts). */
   secret: string;
   key_id: string;
-  installed_at: Timestamp;
+  created_at: Timestamp;
   updated_at: Timestamp;
 }
 
@@ -55,6 +55,8 @@ export interface SlackInstallationsTable {
 export interface EventClaimsTable {
   event_id: string;
   thread_key: string | null;
+  /** The workspace the event came from, for deleting a workspace's claims with it. */
+  workspace_id: string | null;
   /** The message's Slack ts, which orders a thread. */
   message_ts: string | null;
   /** The claiming replica; it holds an advisory lock on this key while it lives. */
@@ -70,6 +72,6 @@ export interface Database {
   workspaces: WorkspacesTable;
   workspace_servers: WorkspaceServersTable;
   user_credentials: UserCredentialsTable;
-  slack_installations: SlackInstallationsTable;
+  sealed_records: SealedRecordsTable;
   event_claims: EventClaimsTable;
 }

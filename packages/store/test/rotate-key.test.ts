@@ -17,8 +17,8 @@ it('rotate-key (embedded key file): a new key, everything re-encrypted, the old 
   const dataDir = mkdtempSync(join(tmpdir(), 'rotate-'));
   folders.push(dataDir);
   const store = await openStore({ dataDir, env: {} });
-  await store.putCredential('T1', 'U_ALICE', 'github', 'ghp_alice');
-  await store.putCredential('T1', 'U_BOB', 'github', 'ghp_bob');
+  await store.credentials.put('T1', 'U_ALICE', 'github', 'ghp_alice');
+  await store.credentials.put('T1', 'U_BOB', 'github', 'ghp_bob');
   await store.close();
   const keyFile = join(dataDir, keyFileName);
   const oldKey = readFileSync(keyFile, 'utf8').trim();
@@ -33,8 +33,8 @@ it('rotate-key (embedded key file): a new key, everything re-encrypted, the old 
   expect(statSync(keyFile).mode & 0o777).toBe(0o600);
 
   const after = await openStore({ dataDir, env: {} });
-  expect((await after.credentialsOf('T1', 'U_ALICE')).secrets).toEqual({ github: 'ghp_alice' });
-  expect((await after.credentialsOf('T1', 'U_BOB')).secrets).toEqual({ github: 'ghp_bob' });
+  expect((await after.credentials.of('T1', 'U_ALICE')).secrets).toEqual({ github: 'ghp_alice' });
+  expect((await after.credentials.of('T1', 'U_BOB')).secrets).toEqual({ github: 'ghp_bob' });
   await after.close();
 });
 

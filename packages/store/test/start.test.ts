@@ -64,7 +64,7 @@ describe('the embedded store is one process’s', () => {
     // Its holder is gone (killed, lock file left behind): the next opener takes the store over.
     expect(existsSync(join(folder, 'store.lock'))).toBe(true);
     const store = await openStoreFromEnvironment({ DATA_DIR: folder });
-    await store.putCredential('local', 'me', 'tickets', 'secret-value-1234');
+    await store.credentials.put('local', 'me', 'tickets', 'secret-value-1234');
     await store.close();
     expect(existsSync(join(folder, 'store.lock'))).toBe(false);
   });

@@ -89,6 +89,7 @@ export function threadKey(question: Question): string {
 
 const claimOf = (question: ClaimedQuestion): EventClaim => ({
   id: question.eventId,
+  ...(question.team ? { workspace: question.team } : {}),
   thread: threadKey(question),
   messageTs: question.messageTs,
 });

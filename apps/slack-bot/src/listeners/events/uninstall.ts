@@ -1,13 +1,13 @@
 import type { Logger } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, App } from '@slack/bolt';
-import { storeQuery } from '../../slack/installations.js';
+import { forgetInstallation, storeQuery } from '../../slack/installations.js';
 
 /** Forgets the workspace (or the organisation) the event came from: installation, credentials, settings. */
 async function forget(store: Store, logger: Logger, context: AllMiddlewareArgs['context'], why: string) {
   const query = storeQuery(context);
   try {
-    const workspaces = await store.forgetInstallation(query);
+    const workspaces = await forgetInstallation(store, query);
     logger.info(
       { why, team: query.teamId, enterprise: query.enterpriseId, workspaces },
       'workspace forgotten',
@@ -33,7 +33,7 @@ export function register(app: App, store: Store, logger: Logger): void {
     const { teamId, enterpriseId } = context;
     if (context.isEnterpriseInstall && teamId && enterpriseId && !recorded.has(teamId)) {
       recorded.add(teamId);
-      await store.ensureWorkspace(teamId, enterpriseId).catch((error: unknown) => {
+      await store.workspaces.ensure(teamId, enterpriseId).catch((error: unknown) => {
         recorded.delete(teamId);
         logger.warn({ team: teamId, error: String(error) }, 'could not record the workspace’s enterprise');
       });

@@ -1,0 +1,72 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * The workspaces the store knows, the organisation each belongs to, and which catalog servers each
+ * one's admins enabled or disabled.
+ */
+export class WorkspaceSettings {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Records a workspace (idempotent); an organisation given is recorded with it. */
+  async ensure(workspace: string, organisation?: string): Promise<void> {
+    await this.db
+      .insertInto('workspaces')
+      .values({ id: workspace, enterprise_id: organisation ?? null })
+      .onConflict((conflict) =>
+        organisation
+          ? conflict.column('id').doUpdateSet({ enterprise_id: organisation })
+          : conflict.column('id').doNothing(),
+      )
+      .execute();
+  }
+
+  /** The servers a workspace's admins enabled (true) or disabled (false); absent ones follow the catalog. */
+  async settings(workspace: string): Promise<Map<string, boolean>> {
+    const rows = await this.db
+      .selectFrom('workspace_servers')
+      .select(['server', 'enabled'])
+      .where('workspace_id', '=', workspace)
+      .execute();
+    return new Map(rows.map((row) => [row.server, row.enabled]));
+  }
+
+  /** An admin's choice to enable or disable a server in a workspace. */
+  async setEnabled(workspace: string, server: string, enabled: boolean, by: string): Promise<void> {
+    await this.ensure(workspace);
+    await this.db
+      .insertInto('workspace_servers')
+      .values({ workspace_id: workspace, server, enabled, changed_by: by })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['workspace_id', 'server'])
+          .doUpdateSet({ enabled, changed_by: by, updated_at: sql`now()` }),
+      )
+      .execute();
+  }
+
+  /** The workspaces recorded as belonging to an organisation. */
+  async inOrganisation(organisation: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('workspaces')
+      .select('id')
+      .where('enterprise_id', '=', organisation)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Deletes a workspace and everything stored for it, in one transaction: every credential, its server
+   * settings, its sealed records, its event claims.
+   */
+  async delete(workspace: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('user_credentials').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('workspace_servers').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('workspaces').where('id', '=', workspace).execute();
+      await trx.deleteFrom('sealed_records').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('event_claims').where('workspace_id', '=', workspace).execute();
+    });
+  }
+}
