@@ -31,7 +31,7 @@ describe('host-core layering', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('the apps type against the McpHost interface, never the McpClientManager class', () => {
+  it('the apps reach MCP only through People: they never hold the shared host or build a view', () => {
     const apps = resolve(import.meta.dirname, '..', 'apps');
     const offenders: string[] = [];
     const walk = (folder: string): void => {
@@ -41,7 +41,7 @@ describe('host-core layering', () => {
         else if (
           entry.name.endsWith('.ts') &&
           !entry.name.endsWith('.test.ts') &&
-          /McpClientManager/.test(readFileSync(path, 'utf8'))
+          /McpClientManager|McpHost\b|startMcpFromEnvironment|forPerson\(/.test(readFileSync(path, 'utf8'))
         )
           offenders.push(path.slice(apps.length + 1));
       }

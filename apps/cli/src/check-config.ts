@@ -2,17 +2,15 @@ import {
   isMcpEnabled,
   loadMcpConfig,
   McpConfigError,
-  type McpHost,
   mcpConfigPath,
-  startMcpFromEnvironment,
+  type People,
+  type ServerStatus,
+  startPeople,
 } from '@ai-assistant/host-core';
 
 /** One server's line: what would start, and with which tools. */
-function describe(mcp: McpHost, server: ReturnType<McpHost['status']>[number]): string {
-  const tools = mcp
-    .listTools()
-    .filter((tool) => mcp.resolveTool(tool.name)?.server === server.name)
-    .map((tool) => mcp.resolveTool(tool.name)?.tool ?? tool.name);
+function describe(people: People, server: ServerStatus): string {
+  const tools = people.toolsOf(server.name);
   const head = `${server.name} (${server.transport})`;
   switch (server.state) {
     case 'connected':
@@ -53,11 +51,11 @@ export async function checkConfig(env: NodeJS.ProcessEnv, write: (text: string) 
     write(`${error.message}\n`);
     return 1;
   }
-  const mcp = await startMcpFromEnvironment({ env });
-  if (!mcp) return 0;
+  const people = await startPeople({ env });
+  if (!people.mcpEnabled) return 0;
   try {
-    const status = mcp.status();
-    for (const server of status) write(`${describe(mcp, server)}\n`);
+    const status = people.catalog();
+    for (const server of status) write(`${describe(people, server)}\n`);
     const failed = status.filter((server) => !['connected', 'per_user', 'disabled'].includes(server.state));
     write(
       failed.length > 0
@@ -66,6 +64,6 @@ export async function checkConfig(env: NodeJS.ProcessEnv, write: (text: string) 
     );
     return failed.length > 0 ? 1 : 0;
   } finally {
-    await mcp.close();
+    await people.close();
   }
 }

@@ -1,4 +1,5 @@
-import { type McpHost, type Message, parsePromptArguments } from '@ai-assistant/host-core';
+import { type Message, type People, parsePromptArguments } from '@ai-assistant/host-core';
+import { localPerson } from './credentials.js';
 
 /** What a slash command did; `ask` sends a prompt's messages as the next turn. */
 export type CommandOutcome =
@@ -27,13 +28,11 @@ export const helpText = `Commands:
   /exit      quit (Ctrl-C or Ctrl-D work too)`;
 
 /** Runs a slash command; undefined when the line is not one. */
-export async function runCommand(
-  line: string,
-  mcp: McpHost | undefined,
-  /** Servers the local person has connected their own token for (read only by /servers). */
-  connectedServers: () => Promise<ReadonlySet<string>> = async () => new Set(),
-): Promise<CommandOutcome> {
+export async function runCommand(line: string, people: People): Promise<CommandOutcome> {
   const [command = '', ...rest] = line.trim().split(/\s+/);
+  // Everything MCP is the local person's view: their servers, their own credentials.
+  const needsView = ['/resources', '/read', '/prompts', '/prompt', '/tools'].includes(command.toLowerCase());
+  const mcp = needsView ? await people.viewFor(localPerson) : undefined;
   switch (command.toLowerCase()) {
     case '/resources': {
       if (!mcp) return { output: 'MCP is off: no resources.' };
@@ -101,18 +100,18 @@ export async function runCommand(
     case '/reset':
       return { output: 'The conversation was reset.', history: [] };
     case '/servers': {
-      if (!mcp)
+      if (!people.mcpEnabled)
         return { output: 'MCP is off (set MCP_ENABLED=true to use the servers in config/mcp_servers.json).' };
-      const connected = await connectedServers();
-      const lines = mcp.status().map((server) => {
+      const lines = (await people.servers(localPerson)).map((server) => {
         const detail =
           server.state === 'connected' ? plural(server.toolCount, 'tool') : (server.reason ?? '');
+        const enabled = server.enabled ? '' : ' — off in this workspace';
         const yours = server.personalCredential
-          ? connected.has(server.name)
+          ? server.connected
             ? ' — you: connected'
             : ` — you: not connected (/connect ${server.name})`
           : '';
-        return `  ${server.name} (${server.transport}): ${server.state}${detail ? ` — ${detail}` : ''}${yours}`;
+        return `  ${server.name} (${server.transport}): ${server.state}${detail ? ` — ${detail}` : ''}${enabled}${yours}`;
       });
       return {
         output: lines.length > 0 ? `MCP servers:\n${lines.join('\n')}` : 'No MCP servers are configured.',
@@ -138,4 +137,53 @@ export async function runCommand(
     default:
       return command?.startsWith('/') ? { output: `Unknown command ${command}. ${helpText}` } : undefined;
   }
+}
+
+/**
+ * Tab completion of a line: commands; for `/prompt`, the servers, their prompts, argument names and
+ * (asked of the server, `completion/complete`) argument values. Returns the candidates and the word
+ * they complete, as readline's completer does.
+ */
+export async function completeLine(line: string, people: People): Promise<[string[], string]> {
+  const words = line.split(/\s+/);
+  const last = words.at(-1) ?? '';
+  if (words.length === 1) {
+    const commands = helpText.match(/\/[a-z]+/g) ?? [];
+    return [[...new Set(commands)].filter((command) => command.startsWith(last)), last];
+  }
+  if (words[0] !== '/prompt') return [[], last];
+  const view = await people.viewFor(localPerson);
+  const prompts = view?.listPrompts() ?? [];
+  if (words.length === 2)
+    return [
+      [...new Set(prompts.map((prompt) => prompt.server))].filter((server) => server.startsWith(last)),
+      last,
+    ];
+  const [, server, name] = words;
+  if (words.length === 3)
+    return [
+      prompts
+        .filter((prompt) => prompt.server === server && prompt.name.startsWith(last))
+        .map((prompt) => prompt.name),
+      last,
+    ];
+  const prompt = prompts.find((entry) => entry.server === server && entry.name === name);
+  if (!prompt || !view) return [[], last];
+  const equals = last.indexOf('=');
+  if (equals === -1)
+    return [
+      prompt.arguments.map((argument) => `${argument.name}=`).filter((argument) => argument.startsWith(last)),
+      last,
+    ];
+  const argument = last.slice(0, equals);
+  const given = parsePromptArguments(words.slice(3, -1).join(' '));
+  const values = await view
+    .completePromptArgument(
+      prompt.server,
+      prompt.name,
+      { name: argument, value: last.slice(equals + 1) },
+      given,
+    )
+    .catch(() => []);
+  return [values.map((value) => `${argument}=${/\s/.test(value) ? `"${value}"` : value}`), last];
 }

@@ -1,82 +1,57 @@
 import { userInfo } from 'node:os';
-import type { Logger, McpHost, ToolHost } from '@ai-assistant/host-core';
+import type { ConnectProblem, Logger, PeopleStore, PersonRef } from '@ai-assistant/host-core';
 import { openStoreFromEnvironment, type Store } from '@ai-assistant/store';
 
 /** The terminal's person: the local workspace and the operating system's user. */
-export const localPerson = { workspace: 'local', user: userInfo().username };
+export const localPerson: PersonRef = { workspace: 'local', user: userInfo().username };
+
+/** How a person connects a server in the terminal chat. */
+export const connectCommand = (server: string) => `/connect ${server}`;
+
+/** Why `/connect` or `/disconnect` cannot use `server`. */
+export function connectProblem(server: string | undefined, problem: ConnectProblem | undefined): string {
+  if (!server) return 'Usage: /connect <server> (or /disconnect <server>)';
+  if (problem === 'unknown server') return `No server named ${server}. Try /servers.`;
+  if (problem === 'not personal')
+    return `${server} does not take a personal credential: everyone uses it as configured.`;
+  return 'Credentials cannot be stored here.';
+}
 
 /**
- * The terminal chat's own credentials, in the same store as the Slack app's (DATA_DIR or DATABASE_URL),
- * opened on first need: only when a server takes a personal credential.
+ * The terminal chat's side of the store that the Slack app uses too (DATA_DIR or DATABASE_URL), for
+ * `People`: opened on first need, which is when a server takes a personal credential. The local
+ * workspace has no admins: its servers follow the catalog's `enabled_by_default`.
  */
-export class LocalCredentials {
+export class LocalStore implements PeopleStore {
   private store: Promise<Store> | undefined;
 
   constructor(
-    private readonly mcp: McpHost | undefined,
     private readonly env: NodeJS.ProcessEnv,
     private readonly logger: Logger,
   ) {}
 
-  /** Servers that take a personal credential. */
-  personalServers(): string[] {
-    return (this.mcp?.status() ?? [])
-      .filter((server) => server.personalCredential)
-      .map((server) => server.name);
+  readonly credentials: PeopleStore['credentials'] = {
+    of: async (workspace, user) => (await this.open()).credentials.of(workspace, user),
+    list: async (workspace, user) => (await this.open()).credentials.list(workspace, user),
+    put: async (workspace, user, server, secret) =>
+      (await this.open()).credentials.put(workspace, user, server, secret),
+    delete: async (workspace, user, server) =>
+      (await this.open()).credentials.delete(workspace, user, server),
+  };
+
+  readonly workspaces: PeopleStore['workspaces'] = {
+    settings: async () => new Map(),
+    setEnabled: async () => {
+      throw new Error('the terminal chat has no workspace admins: enable servers in the config file');
+    },
+  };
+
+  async close(): Promise<void> {
+    await (await this.store?.catch(() => undefined))?.close();
   }
 
   private open(): Promise<Store> {
     this.store ??= openStoreFromEnvironment(this.env, this.logger);
     return this.store;
-  }
-
-  /** The local person's tools for a turn, or undefined when no server takes a personal credential. */
-  async tools(): Promise<ToolHost | undefined> {
-    if (!this.mcp || this.personalServers().length === 0) return undefined;
-    const store = await this.open();
-    const { secrets } = await store.credentialsOf(localPerson.workspace, localPerson.user);
-    return this.mcp.forPerson({
-      ...localPerson,
-      credentials: secrets,
-      connectHint: (server) => `/connect ${server}`,
-    });
-  }
-
-  /** Which personal servers the local person has connected. */
-  async connected(): Promise<Set<string>> {
-    if (this.personalServers().length === 0) return new Set();
-    const store = await this.open();
-    return new Set(
-      (await store.listCredentials(localPerson.workspace, localPerson.user)).map((entry) => entry.server),
-    );
-  }
-
-  /** Why `server` cannot be connected, or undefined when it can. */
-  problem(server: string | undefined): string | undefined {
-    if (!server) return 'Usage: /connect <server> (or /disconnect <server>)';
-    if (!this.mcp?.status().some((entry) => entry.name === server))
-      return `No server named ${server}. Try /servers.`;
-    if (!this.personalServers().includes(server))
-      return `${server} does not take a personal credential: everyone uses it as configured.`;
-    return undefined;
-  }
-
-  async connect(server: string, secret: string): Promise<void> {
-    await (await this.open()).putCredential(localPerson.workspace, localPerson.user, server, secret);
-    this.mcp?.forgetCredential(localPerson, server);
-  }
-
-  async disconnect(server: string): Promise<boolean> {
-    const deleted = await (await this.open()).deleteCredential(
-      localPerson.workspace,
-      localPerson.user,
-      server,
-    );
-    this.mcp?.forgetCredential(localPerson, server);
-    return deleted;
-  }
-
-  async close(): Promise<void> {
-    await (await this.store?.catch(() => undefined))?.close();
   }
 }

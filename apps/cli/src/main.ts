@@ -8,73 +8,27 @@ import {
   type ChatEvent,
   ChatService,
   credentialProblem,
+  type ElicitationRequest,
   environmentSecrets,
   type LLMProvider,
   loadDotEnv,
-  type McpHost,
   type Message,
+  type People,
   Redactor,
-  startMcpFromEnvironment,
+  startPeople,
   wholeNumber,
 } from '@ai-assistant/host-core';
-import {
-  createProviderFromEnv,
-  LLMProviderError,
-  llmSetupHint,
-  ProviderConfigError,
-} from '@ai-assistant/llm-providers';
-import { type DestinationStream, pino } from 'pino';
-import pretty from 'pino-pretty';
+import { createProviderFromEnv, ProviderConfigError } from '@ai-assistant/llm-providers';
+import { pino } from 'pino';
 import { approvalAnswer, approvalSummary } from './approval.js';
 import { checkConfig } from './check-config.js';
-import { helpText, plural, runCommand } from './commands.js';
-import { LocalCredentials } from './credentials.js';
+import { completeLine, helpText, plural, runCommand } from './commands.js';
+import { connectCommand, connectProblem, LocalStore, localPerson } from './credentials.js';
+import { askAtPrompt, unattendedAnswer } from './elicitation.js';
+import { describeEvent, failure, logDestination, setupMessage, unconfiguredProvider } from './output.js';
 
 const write = (text: string) => process.stdout.write(text);
 const note = (text: string) => process.stderr.write(text);
-
-/** Readable log lines on a terminal (or LOG_FORMAT=pretty), JSON lines otherwise (LOG_FORMAT=json). */
-function logDestination(env: NodeJS.ProcessEnv, fd: 2): DestinationStream {
-  const readable = env.LOG_FORMAT === 'pretty' || (env.LOG_FORMAT !== 'json' && process.stderr.isTTY);
-  return readable
-    ? pretty({
-        destination: fd,
-        colorize: process.stderr.isTTY,
-        translateTime: 'SYS:HH:MM:ss',
-        ignore: 'pid,hostname',
-      })
-    : pino.destination(fd);
-}
-
-/** `server › tool`, so the same tool name on two servers can be told apart. */
-function toolLabel(event: { server?: string; tool?: string; name: string }): string {
-  return event.server && event.tool ? `${event.server} › ${event.tool}` : event.name;
-}
-
-function describeEvent(event: ChatEvent): string | undefined {
-  if (event.type === 'tool_start')
-    return `  ${event.autoContext ? '🔎' : '🔧'} ${toolLabel(event)}(${JSON.stringify(event.arguments)}) …\n`;
-  if (event.type === 'tool_end')
-    return `  ${event.ok ? '✓' : '✗'} ${toolLabel(event)} ${Math.round(event.durationMs)} ms\n`;
-  return undefined;
-}
-
-/** The message naming the variables to set, once per missing model. */
-function setupMessage(error: ProviderConfigError): string {
-  return `${error.message}${error.message.includes(llmSetupHint) ? '' : `\n${llmSetupHint}`}`;
-}
-
-/** A stand-in model for a chat started without one: every question is answered with the setup message. */
-function unconfiguredProvider(error: ProviderConfigError): LLMProvider {
-  const refuse = () => Promise.reject(error);
-  return { name: 'none', complete: refuse, completeWithTools: refuse };
-}
-
-function failure(error: unknown): string {
-  if (error instanceof ProviderConfigError) return setupMessage(error);
-  if (error instanceof LLMProviderError) return `Error: ${error.userMessage} (${error.message})`;
-  return `Error: ${error instanceof Error ? error.message : String(error)}`;
-}
 
 /** The terminal chat: interactive, or one answer with --once. Returns the exit code. */
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
@@ -104,7 +58,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   }
   loadDotEnv();
   if (options.values['check-config']) return checkConfig(env, write);
-  const logger = pino({ level: env.LOG_LEVEL || 'warn' }, logDestination(env, 2));
+  // One redactor for the process: the log lines, the providers' error texts and MCP's results.
+  const redactor = new Redactor(environmentSecrets(env));
+  const logger = redactor.wrap(pino({ level: env.LOG_LEVEL || 'warn' }, logDestination(env, 2)));
 
   // Numbers are checked as the Slack app checks them: a malformed one is named, and nothing starts.
   let maxIterations: number | undefined;
@@ -122,7 +78,6 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   // Without a model the chat still opens, so servers, tools, resources and prompts can be looked at.
   let setupError: ProviderConfigError | undefined;
   try {
-    const redactor = new Redactor(environmentSecrets(env));
     provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
   } catch (error) {
     if (!(error instanceof ProviderConfigError)) throw error;
@@ -133,15 +88,14 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     note(`${setupMessage(setupError)}\n`);
     return 1;
   }
-  let mcp: McpHost | undefined;
-  let credentials: LocalCredentials | undefined;
+  const store = new LocalStore(env, logger);
+  let people: People | undefined;
   try {
-    mcp = await startMcpFromEnvironment({ env, logger });
-    credentials = new LocalCredentials(mcp, env, logger);
-    const local = credentials;
+    people = await startPeople({ env, logger, redactor, store, connectHint: connectCommand });
+    const door = people;
+    // No shared tools: each turn brings the local person's view (People.viewFor).
     const chat = new ChatService({
       provider,
-      tools: mcp,
       logger,
       maxIterations,
       toolTimeoutMs,
@@ -154,21 +108,24 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
 
     if (options.values.once !== undefined) {
       // No one to ask: tools that need approval are refused, unless --yes approves them all.
-      const tools = await local.tools();
+      const tools = await door.viewFor(localPerson);
       const result = await chat.respond({
         ...(tools ? { tools } : {}),
         history: [],
         userMessage: options.values.once,
         onEvent,
         ...(options.values.yes ? { approve: async () => ({ outcome: 'approved' as const }) } : {}),
+        // No one to ask: declined, unless --yes and the form's defaults answer it.
+        elicit: async (request) => unattendedAnswer(request, options.values.yes === true),
       });
       write(`${result.text}\n`);
       return 0;
     }
 
-    const failed = mcp?.status().filter((server) => server.state === 'failed') ?? [];
+    const failed = door.catalog().filter((server) => server.state === 'failed');
+    const offered = (await door.viewFor(localPerson))?.listTools().length;
     note(
-      `ai-assistant chat — ${setupError ? 'no model configured (questions explain what to set)' : provider.name}, ${mcp ? plural(mcp.listTools().length, 'tool') : 'MCP off'}` +
+      `ai-assistant chat — ${setupError ? 'no model configured (questions explain what to set)' : provider.name}, ${offered !== undefined ? plural(offered, 'tool') : 'MCP off'}` +
         `${failed.length ? ` (${failed.length} server(s) failed: /servers)` : ''}. /help for commands, Ctrl-C to quit.\n`,
     );
     // What is typed is echoed, except while a token is being pasted after /connect.
@@ -179,7 +136,17 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         done();
       },
     });
-    const terminal = createInterface({ input: process.stdin, output, terminal: process.stdin.isTTY });
+    const terminal = createInterface({
+      input: process.stdin,
+      output,
+      terminal: process.stdin.isTTY,
+      // Tab completes commands, and /prompt's servers, prompts, arguments and (from the server) values.
+      completer: (line: string, done: (error: null, result: [string[], string]) => void) =>
+        void completeLine(line, door).then(
+          (result) => done(null, result),
+          () => done(null, [[], line]),
+        ),
+    });
     let history: Message[] = [];
     let current: AbortController | undefined;
     // Ctrl-C cancels a running answer, or quits at the prompt.
@@ -205,22 +172,24 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       const answer = await lines.next();
       return approvalAnswer(answer.done ? '' : String(answer.value));
     };
+    const elicit = (request: ElicitationRequest) => askAtPrompt(request, lines, note);
     for (;;) {
       const next = await lines.next();
       if (next.done) break;
       const line = String(next.value);
       const [word, server] = line.trim().split(/\s+/);
       if (word === '/connect' || word === '/disconnect') {
-        const problem = local.problem(server);
-        if (problem) write(`${problem}\n`);
+        const found = server ? door.personalServer(server) : undefined;
+        if (!server || typeof found === 'string')
+          write(`${connectProblem(server, typeof found === 'string' ? found : undefined)}\n`);
         else if (word === '/disconnect')
           write(
-            (await local.disconnect(server as string))
+            (await door.disconnect(localPerson, server))
               ? `Disconnected ${server}: your token is deleted.\n`
               : `You had not connected ${server}.\n`,
           );
         else {
-          const help = mcp?.status().find((entry) => entry.name === server)?.credentialHelp;
+          const help = found?.credentialHelp;
           if (help) write(`${help}\n`);
           note(`Paste your token for ${server} (input hidden), then Enter: `);
           hidden = true;
@@ -231,14 +200,14 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
           if (!value) write('\nNothing entered; not connected.\n');
           else if (problem) write(`\nNot saved: ${problem}.\n`);
           else {
-            await local.connect(server as string, value);
+            await door.connect(localPerson, server, value);
             write(`\n✓ connected: ${server} now uses your own token.\n`);
           }
         }
         terminal.prompt();
         continue;
       }
-      const command = line.trim() ? await runCommand(line, mcp, () => local.connected()) : { output: '' };
+      const command = line.trim() ? await runCommand(line, door) : { output: '' };
       let turn: { history: Message[]; userMessage: string; autoContextQuery?: string } = {
         history,
         userMessage: line,
@@ -256,13 +225,14 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       current = new AbortController();
       try {
         let streamed = false;
-        const tools = await local.tools();
+        const tools = await door.viewFor(localPerson);
         const result = await chat.respond({
           ...turn,
           ...(tools ? { tools } : {}),
           signal: current.signal,
           streamText: true,
           approve,
+          elicit,
           onEvent: (event) => {
             if (event.type === 'text_delta') {
               streamed = true;
@@ -285,8 +255,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     note(`${failure(error)}\n`);
     return 1;
   } finally {
-    await mcp?.close();
-    await credentials?.close();
+    await people?.close();
+    await store.close();
   }
 }
 

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import {
   childProcesses,
+  completion,
   type FakeVendor,
   type PetApi,
   petModel,
@@ -244,5 +246,63 @@ describe('terminal chat: tools that change things wait for a yes', () => {
     expect(yesFirst.stderr).not.toMatch(/ambiguous/);
     expect(yesFirst.code).toBe(0);
     expect(posts()).toBe(3);
+  }, 30_000);
+});
+
+describe('a server’s questions at the prompt (server-everything from npm)', () => {
+  let llm: FakeVendor;
+  let folder: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    llm = await startFakeVendor();
+    llm.respondWith((request) => {
+      const messages = (request.body.messages ?? []) as Array<{ role: string; content: string | null }>;
+      const last = messages.at(-1);
+      if (last?.role === 'tool') return completion(request, { text: `結果: ${last.content}` });
+      return completion(request, {
+        toolCall: { name: 'mcp__everything__trigger-elicitation-request', arguments: {} },
+      });
+    });
+    folder = mkdtempSync(resolve(tmpdir(), 'chat-everything-'));
+    const path = resolve(folder, 'mcp_servers.json');
+    const entry = resolve(
+      dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+      'dist',
+      'index.js',
+    );
+    writeFileSync(
+      path,
+      JSON.stringify({
+        mcpServers: { everything: { command: process.execPath, args: [entry, 'stdio'], approval: 'auto' } },
+      }),
+    );
+    env = {
+      OPENAI_API_KEY: 'sk-cli-test-0123456',
+      OPENAI_BASE_URL: llm.baseURL,
+      LLM_MAX_RETRIES: '0',
+      MCP_ENABLED: 'true',
+      MCP_SERVERS_CONFIG: path,
+    };
+  });
+  afterAll(async () => {
+    await llm?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('the form is asked field by field, defaults in brackets; the server gets the answers', async () => {
+    const chat = await run([], env, `フォームで聞いて\ny\nTaro Yamada\n${'\n'.repeat(20)}/exit\n`);
+    expect(chat.code).toBe(0);
+    expect(chat.stderr).toContain('📝 everything asks: Please provide inputs for the following fields:');
+    expect(chat.stderr).toContain('Integer (Your favorite integer');
+    expect(chat.stderr).toContain('[42]');
+    expect(chat.stdout).toContain('User provided the requested information');
+    expect(chat.stdout).toContain('Taro Yamada');
+  }, 30_000);
+
+  it('--once: nobody to ask, so the question is declined (a required field has no default, even with --yes)', async () => {
+    const once = await run(['--once', 'フォームで聞いて', '--yes'], env);
+    expect(once.code).toBe(0);
+    expect(once.stdout).toContain('User declined');
   }, 30_000);
 });

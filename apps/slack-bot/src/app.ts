@@ -1,4 +1,4 @@
-import type { ChatService, Logger, McpHost } from '@ai-assistant/host-core';
+import type { ChatService, Logger, People } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { InstallProvider } from '@slack/oauth';
@@ -6,13 +6,15 @@ import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
 import { register as registerApprovalActions } from './listeners/actions/approval.js';
 import { register as registerCredentialActions } from './listeners/actions/credentials.js';
+import { register as registerElicitationActions } from './listeners/actions/elicitation.js';
 import { register as registerUninstall } from './listeners/events/uninstall.js';
 import { registerListeners } from './listeners/index.js';
 import { Answering } from './slack/answering.js';
 import { SlackApprovals } from './slack/approvals.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { SlackElicitations } from './slack/elicitation.js';
 import { StoreInstallations } from './slack/installations.js';
-import { offerConnect, People } from './slack/people.js';
+import { offerConnect, personOf } from './slack/people.js';
 import { EventClaims, StoreHealth } from './slack/replicas.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
@@ -22,9 +24,9 @@ import { WorkQueue } from './slack/work-queue.js';
 export interface SlackBotDependencies {
   config: BotConfig;
   chat: ChatService;
-  /** For /healthz; undefined when MCP is off. */
-  mcp?: McpHost;
-  /** People's credentials and workspaces' server settings (absent: catalog defaults, no credentials). */
+  /** The one door to MCP: each person's view, the workspace's servers, credentials and settings. */
+  people: People;
+  /** Installations (OAuth) and coordination across replicas; absent: one workspace, one replica. */
   store?: Store;
   logger: Logger;
   /** Called with every bot token read from an installation (the app's redactor pins it). */
@@ -47,7 +49,7 @@ export interface SlackBot {
 export function createSlackBot({
   config,
   chat,
-  mcp,
+  people,
   store,
   logger,
   onToken,
@@ -86,7 +88,12 @@ export function createSlackBot({
       }
     : undefined;
   const server = createHttpServer({
-    health: async () => healthReport(mcp?.status(), config.healthDetails, await storeHealth.report()),
+    health: async () =>
+      healthReport(
+        people.mcpEnabled ? people.catalog() : undefined,
+        config.healthDetails,
+        await storeHealth.report(),
+      ),
     ...(receiver ? { slack: receiver.requestListener } : {}),
     ...(installer && installOptions
       ? {
@@ -109,7 +116,8 @@ export function createSlackBot({
     config.approvalsPerPerson,
   );
   registerApprovalActions(app, approvals);
-  const people = new People(mcp, store, logger);
+  const elicitations = new SlackElicitations(app.client, logger, config.approvalTimeoutMs);
+  registerElicitationActions(app, elicitations);
   const claims = new EventClaims(store?.coordination, storeHealth, logger);
   registerCredentialActions(app, people, logger);
   const answering = new Answering({
@@ -123,8 +131,9 @@ export function createSlackBot({
     streaming: config.streaming,
     answerTimeoutMs: config.answerTimeoutMs,
     approvals,
+    elicitations,
     claims,
-    tools: (question) => people.viewFor(question),
+    tools: (question) => people.viewFor(personOf(question)),
     onCredentialNeeded: (question, server, refused) =>
       void offerConnect(question.client ?? app.client, question, server, logger, refused),
   });
@@ -138,9 +147,9 @@ export function createSlackBot({
       logger,
       accept,
     },
-    commands: { mcp, people, accept, logger },
+    commands: { people, accept, logger },
   });
-  if (store) registerUninstall(app, store, logger);
+  if (store) registerUninstall(app, store, people, logger);
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');
   });

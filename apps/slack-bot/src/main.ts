@@ -5,9 +5,9 @@ import {
   environmentSecrets,
   loadDotEnv,
   McpConfigError,
-  type McpHost,
+  type People,
   Redactor,
-  startMcpFromEnvironment,
+  startPeople,
 } from '@ai-assistant/host-core';
 import { createProviderFromEnv, ProviderConfigError } from '@ai-assistant/llm-providers';
 import { openStoreFromEnvironment, type Store, StoreStartError, storeSecrets } from '@ai-assistant/store';
@@ -15,14 +15,15 @@ import { createSlackBot, type SlackBot } from './app.js';
 import { BotConfigError, readBotConfig } from './config.js';
 import { PortInUseError } from './http-server.js';
 import { createLogger } from './logger.js';
+import { connectCommand } from './slack/people.js';
 
 /** Starts the Slack app from the environment; resolves once it is listening. */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   loadDotEnv();
-  // One redactor for the app: its logs and the providers' error texts.
+  // One redactor for the process: its logs, the providers' error texts and MCP's results.
   const redactor = new Redactor(environmentSecrets(env));
   const logger = createLogger(env, undefined, redactor);
-  let mcp: McpHost | undefined;
+  let people: People | undefined;
   let bot: SlackBot | undefined;
   let store: Store | undefined;
   let stopping = false;
@@ -35,7 +36,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       bot?.stop(10_000).catch(() => undefined),
       new Promise((resolve) => setTimeout(resolve, 15_000).unref()),
     ]);
-    await mcp?.close();
+    await people?.close();
     await store?.close();
     logger.info({}, 'stopped');
     process.exit(0);
@@ -46,17 +47,17 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     // Each running answer holds a connection for its thread's turn; a few more serve claims and health.
     store = await openStoreFromEnvironment(env, logger, { poolSize: config.maxConcurrent + 4 });
     const provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
-    mcp = await startMcpFromEnvironment({ env, logger });
+    people = await startPeople({ env, logger, redactor, store, connectHint: connectCommand });
+    // No shared tools: each turn brings its asker's view (People.viewFor).
     const chat = new ChatService({
       provider,
-      tools: mcp,
       logger,
       systemPrompt: config.systemPrompt,
       maxIterations: config.toolLoopMaxIterations,
       toolTimeoutMs: config.toolCallTimeoutMs,
       maxToolCallsPerRound: config.maxToolCallsPerRound,
     });
-    bot = createSlackBot({ config, chat, mcp, store, logger, onToken: (token) => redactor.pin([token]) });
+    bot = createSlackBot({ config, chat, people, store, logger, onToken: (token) => redactor.pin([token]) });
     // From here a signal shuts down cleanly, also while Slack is still being reached (start may retry
     // for minutes): the MCP servers' processes never outlive the bot.
     process.once('SIGINT', () => void shutDown('SIGINT'));
@@ -73,7 +74,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       error instanceof StoreStartError;
     logger.error({ error }, known ? `cannot start: ${(error as Error).message}` : 'cannot start');
     await bot?.stop(0).catch(() => undefined);
-    await mcp?.close();
+    await people?.close();
     await store?.close();
     process.exitCode = 1;
     return;
@@ -85,7 +86,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   );
   process.on('uncaughtException', (error) => {
     logger.error({ error }, 'uncaught exception; shutting down');
-    void mcp?.close().finally(() => process.exit(1));
+    void people?.close().finally(() => process.exit(1));
   });
 }
 

@@ -85,7 +85,7 @@ describe('hardening 1: /healthz never shows credentials', () => {
     expect(reasons.join('\n')).toContain('[REDACTED]');
     expect(text).not.toContain(upstreamToken);
     expect(text).not.toContain(bearer);
-    expect(JSON.stringify(harness.mcp?.status())).not.toMatch(new RegExp(`${upstreamToken}|${bearer}`));
+    expect(JSON.stringify(harness.people.catalog())).not.toMatch(new RegExp(`${upstreamToken}|${bearer}`));
   });
 });
 
@@ -327,7 +327,7 @@ describe('hardening: no secret reaches logs, /healthz or Slack, whatever path it
           slack: harness.slack.calls.map((call) => call.args),
           health: await health.body.text(),
           logs: harness.logger.lines,
-          status: harness.mcp?.status(),
+          status: harness.people.catalog(),
         });
         expect(everything).toContain('[REDACTED]'); // the secrets really travelled these paths
         const forms = Object.values(secrets).flatMap((secret) => [

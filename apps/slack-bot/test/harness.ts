@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChatService, type McpClientManager, startMcpFromEnvironment } from '@ai-assistant/host-core';
+import { ChatService, type People, startPeople } from '@ai-assistant/host-core';
 import { OpenAIProvider } from '@ai-assistant/llm-providers';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { openStore, type Store } from '@ai-assistant/store';
@@ -19,6 +19,7 @@ import {
 } from '@ai-assistant/test-kit';
 import { createSlackBot, type SlackBot } from '../src/app.js';
 import { readBotConfig } from '../src/config.js';
+import { connectCommand } from '../src/slack/people.js';
 
 export { freePort, writeMcpConfig };
 
@@ -42,7 +43,8 @@ export interface Harness {
   llm: FakeVendor;
   jma: FakeJma;
   bot: SlackBot;
-  mcp: McpClientManager | undefined;
+  /** The app's one door to MCP (its catalog() is the operator's view of the servers). */
+  people: People;
   /** The store (PGlite in a temporary folder), when the harness was asked for one. */
   store: Store | undefined;
   logger: ReturnType<typeof recordingLogger>;
@@ -72,14 +74,6 @@ export async function startHarness(
   llm.respondWith(weatherModel);
   const config = writeMcpConfig(jma.baseUrl, options.servers);
   const logger = recordingLogger();
-  const mcp = await startMcpFromEnvironment({
-    env: {
-      ...options.mcpEnv,
-      MCP_ENABLED: options.mcpEnabled === false ? 'false' : 'true',
-      MCP_SERVERS_CONFIG: config.path,
-    },
-    logger,
-  });
   const provider = new OpenAIProvider({
     model: 'gpt-fake',
     apiKey: 'sk-test-0123456789',
@@ -88,6 +82,16 @@ export async function startHarness(
   });
   const dataDir = options.store ? mkdtempSync(join(tmpdir(), 'bot-store-')) : undefined;
   const store = dataDir ? await openStore({ dataDir, env: {}, logger }) : undefined;
+  const people = await startPeople({
+    env: {
+      ...options.mcpEnv,
+      MCP_ENABLED: options.mcpEnabled === false ? 'false' : 'true',
+      MCP_SERVERS_CONFIG: config.path,
+    },
+    logger,
+    ...(store ? { store } : {}),
+    connectHint: connectCommand,
+  });
   const port = await freePort();
   const botConfig = readBotConfig({
     SLACK_BOT_TOKEN: 'xoxb-test-token',
@@ -98,8 +102,8 @@ export async function startHarness(
   });
   const bot = createSlackBot({
     config: botConfig,
-    chat: new ChatService({ provider, tools: mcp, logger }),
-    mcp,
+    chat: new ChatService({ provider, logger }),
+    people,
     ...(store ? { store } : {}),
     logger,
   });
@@ -110,13 +114,13 @@ export async function startHarness(
     llm,
     jma,
     bot,
-    mcp,
+    people,
     store,
     logger,
     port,
     async close() {
       await bot.stop(2000);
-      await mcp?.close();
+      await people.close();
       await store?.close();
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
       await Promise.all([slack.close(), llm.close(), jma.close()]);

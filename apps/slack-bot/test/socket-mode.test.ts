@@ -137,7 +137,7 @@ describe('MCP switched off', () => {
   it('ac15 ac17 MCP_ENABLED=false: the model gets no tools and the answer still comes', async () => {
     const harness = await startHarness({ mcpEnabled: false });
     try {
-      expect(harness.mcp).toBeUndefined();
+      expect(harness.people.mcpEnabled).toBe(false);
       const { ts } = await mentionBot(harness, 'C800', '東京の天気を教えて');
       const [answer] = await answered(harness, 'C800', ts);
       expect(answer?.text).toBe('ツールなしで答えます: 東京の天気を教えて');

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { personOf } from '../slack/people.js';
 import { register as registerAssistant } from './assistant/assistant.js';
 import {
   type AssistantCommandDependencies,
@@ -18,7 +19,7 @@ export function registerListeners(
   // The assistant pane first: its DM-thread messages are its own, the rest goes on to the listeners below.
   registerAssistant(app, {
     events: dependencies.events,
-    viewFor: (person) => dependencies.commands.people.viewFor(person),
+    viewFor: (person) => dependencies.commands.people.viewFor(personOf(person)),
     logger: dependencies.commands.logger,
   });
   registerAppMention(app, dependencies.events);

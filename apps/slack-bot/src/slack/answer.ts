@@ -1,13 +1,10 @@
-import {
-  CancelledError,
-  type ChatEvent,
-  type ChatService,
-  type Logger,
-  type RespondInput,
-  type ToolHost,
-} from '@ai-assistant/host-core';
-import { LLMProviderError } from '@ai-assistant/llm-providers';
+import type { ChatService, Logger, RespondInput, ToolHost } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
+import { failureText, progressStatus, toolStatus } from './status-lines.js';
+import { ToolFiles } from './tool-files.js';
+
+export { failureText, interruptedText, progressStatus, toolStatus, tooSlowText } from './status-lines.js';
+
 import { HonestLinkStream } from '../format/honest-links.js';
 import { escapeSlackText, markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
@@ -60,6 +57,8 @@ export interface AnswerDependencies {
   shuttingDown?: () => boolean;
   /** Asks the asker to approve a tool call (absent: such calls are refused). */
   approve?: RespondInput['approve'];
+  /** Asks the asker what a server wants to know in the middle of a tool call (absent: declined). */
+  elicit?: RespondInput['elicit'];
   /** The asker's tools for this turn (their workspace's servers, their own credentials). */
   tools?: (question: Question) => Promise<ToolHost | undefined>;
   /** A tool needed the asker's own credential for `server`: offer them a way to connect it. */
@@ -73,50 +72,6 @@ export function slackErrorCode(error: unknown): string | undefined {
   if (typeof data?.error === 'string') return data.error;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' ? code : undefined;
-}
-
-export const interruptedText = '⚠️ 再起動のため中断しました。もう一度お試しください。';
-export const tooSlowText = '⚠️ 時間内に回答できませんでした。質問を分けるか、もう一度お試しください。';
-
-/** The status line shown while a tool runs: its server's `status_message`, else a neutral line (escaped). */
-export function toolStatus(event: Extract<ChatEvent, { type: 'tool_start' }>): string {
-  if (event.statusMessage) return escapeSlackText(event.statusMessage);
-  return `🔧 \`${escapeSlackText(event.tool ?? event.name)}\` を実行しています…`;
-}
-
-/** The status line of a tool's progress: "🔧 tool: 40% — message" (escaped; no % without a total). */
-export function progressStatus(
-  event: Extract<ChatEvent, { type: 'tool_progress' }>,
-  tool: string = event.name,
-): string {
-  const amount =
-    event.total && event.total > 0
-      ? `${Math.min(100, Math.max(0, Math.round((event.progress / event.total) * 100)))}%`
-      : `${event.progress}`;
-  const message = event.message
-    ? ` — ${escapeSlackText(event.message.replace(/\s+/g, ' ').slice(0, 150))}`
-    : '';
-  return `🔧 \`${escapeSlackText(tool)}\`: ${amount}${message}`;
-}
-
-/** Plain words for a failure, to post in the thread. Detail goes to the log. */
-export function failureText(error: unknown, shuttingDown = false): string {
-  if (error instanceof CancelledError) return shuttingDown ? interruptedText : tooSlowText;
-  if (error instanceof LLMProviderError) {
-    switch (error.code) {
-      case 'RATE_LIMITED':
-        return '⚠️ AI サービスが混み合っています。少し時間をおいてからもう一度お試しください。';
-      case 'TIMEOUT':
-      case 'CONNECTION':
-      case 'SERVER':
-        return '⚠️ AI サービスに接続できませんでした。しばらくしてからもう一度お試しください。';
-      case 'CONTEXT_TOO_LONG':
-        return '⚠️ このスレッドは長すぎて AI が読み切れません。新しいスレッドで質問してください。';
-      default:
-        return `⚠️ AI サービスがエラーを返しました（${escapeSlackText(error.userMessage)}）`;
-    }
-  }
-  return '⚠️ 申し訳ありません、回答の作成中にエラーが起きました。もう一度お試しください。';
 }
 
 /**
@@ -202,6 +157,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     const offered = new Set<string>();
     /** Each running call's original tool name, for its progress line. */
     const running = new Map<string, string>();
+    const files = new ToolFiles(client, logger, question.channel, question.threadTs);
     const links = new HonestLinkStream();
     const result = await dependencies.chat.respond({
       ...(tools ? { tools } : {}),
@@ -212,10 +168,13 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       ...(dependencies.signal ? { signal: dependencies.signal } : {}),
       ...(dependencies.wrapUp ? { wrapUp: dependencies.wrapUp } : {}),
       ...(dependencies.approve ? { approve: dependencies.approve } : {}),
+      ...(dependencies.elicit ? { elicit: dependencies.elicit } : {}),
       onEvent: (event) => {
         if (event.type === 'tool_start') {
           running.set(event.callId, event.tool ?? event.name);
           progress.status(toolStatus(event));
+        } else if (event.type === 'tool_images') {
+          files.add(event.tool ?? event.name, event.images);
         } else if (event.type === 'tool_progress') {
           // Throttled by the progress itself: at most one status update a second per thread.
           progress.status(progressStatus(event, running.get(event.callId)));
@@ -229,7 +188,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
         }
       },
     });
-    await progress.settled();
+    await Promise.all([progress.settled(), files.settled()]);
     logger.info(
       {
         channel: question.channel,

@@ -1,6 +1,13 @@
-import type { ApprovalDecision, ApprovalRequest, Logger } from '@ai-assistant/host-core';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  ElicitationAnswer,
+  ElicitationRequest,
+  Logger,
+} from '@ai-assistant/host-core';
 import { type AnswerDependencies, answerInThread, type Question, slackErrorCode } from './answer.js';
-import type { SlackApprovals } from './approvals.js';
+import type { ApprovalContext, SlackApprovals } from './approvals.js';
+import type { SlackElicitations } from './elicitation.js';
 import { assistantStatus } from './progress.js';
 import type { EventClaims } from './replicas.js';
 import type { ThreadMemory } from './thread-memory.js';
@@ -15,6 +22,8 @@ export interface AnsweringOptions extends Omit<AnswerDependencies, 'signal' | 'b
   answerTimeoutMs: number;
   /** Asks the asker before tools that need approval. */
   approvals: SlackApprovals;
+  /** Asks the asker what a server wants to know in the middle of a tool call. */
+  elicitations?: SlackElicitations;
   /** Thread turns across replicas (absent: this process's queue alone orders a thread). */
   claims?: EventClaims;
   logger: Logger;
@@ -83,26 +92,27 @@ export class Answering {
         const deadline = new Deadline(this.options.answerTimeoutMs);
         const signal = AbortSignal.any([this.shutdown.signal, deadline.signal]);
         const asker = question.user;
-        // Only the person who asked can approve; without one, nothing that needs approval runs.
+        // Only the asker is asked (approvals, a server's questions). While they decide, the answer's
+        // clock stops and it holds no answer slot: other people's questions go on meanwhile.
+        const whileAsking = async <T>(asked: string, ask: (context: ApprovalContext) => Promise<T>) => {
+          deadline.pause();
+          try {
+            const context = { channel: question.channel, threadTs: question.threadTs, asker: asked, client };
+            return await slot.away(() => ask({ ...context, signal: this.shutdown.signal }));
+          } finally {
+            deadline.resume();
+          }
+        };
+        const elicitations = this.options.elicitations;
         const approve = asker
-          ? async (request: ApprovalRequest): Promise<ApprovalDecision> => {
-              deadline.pause();
-              try {
-                // A person deciding holds no answer slot: other people's questions go on meanwhile.
-                return await slot.away(() =>
-                  this.options.approvals.ask(request, {
-                    channel: question.channel,
-                    threadTs: question.threadTs,
-                    asker,
-                    signal: this.shutdown.signal,
-                    client,
-                  }),
-                );
-              } finally {
-                deadline.resume();
-              }
-            }
+          ? (request: ApprovalRequest): Promise<ApprovalDecision> =>
+              whileAsking(asker, (context) => this.options.approvals.ask(request, context))
           : undefined;
+        const elicit =
+          asker && elicitations
+            ? (request: ElicitationRequest): Promise<ElicitationAnswer> =>
+                whileAsking(asker, (context) => elicitations.ask(request, context))
+            : undefined;
         try {
           await answerInThread(
             {
@@ -118,6 +128,7 @@ export class Answering {
               wrapUp: deadline.wrapUp,
               shuttingDown: () => this.shutdown.signal.aborted,
               ...(approve ? { approve } : {}),
+              ...(elicit ? { elicit } : {}),
             },
           );
         } finally {

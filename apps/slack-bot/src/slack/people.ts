@@ -1,5 +1,4 @@
-import type { Logger, McpHost, McpView, ServerStatus } from '@ai-assistant/host-core';
-import type { Store } from '@ai-assistant/store';
+import type { ConnectProblem, Logger, PersonRef, ServerStatus } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
 import type { Question } from './answer.js';
@@ -20,91 +19,18 @@ const unknownWorkspace = 'unknown';
 /** How a person connects a server in Slack, for the model and for people. */
 export const connectCommand = (server: string) => `/assistant connect ${server}`;
 
-/**
- * Each person's credentials and each workspace's server settings, from the store, turned into the
- * tools of one turn (`McpHost.forPerson`). Without a store (tests of other things) everyone shares
- * the catalog's defaults and has no credentials.
- */
-export class People {
-  constructor(
-    private readonly mcp: McpHost | undefined,
-    private readonly store: Store | undefined,
-    private readonly logger: Logger,
-  ) {}
+/** The person behind a Slack event: its team (the workspace) and user. */
+export function personOf(who: { team?: string | undefined; user?: string | undefined }): PersonRef {
+  return { workspace: who.team ?? unknownWorkspace, user: who.user ?? '' };
+}
 
-  /** The tools of one turn for the person who asked. */
-  /**
-   * The asker's view of MCP (their workspace's enabled servers, their own credentials): the one way a
-   * turn, a slash command or the assistant pane reaches tools, resources and prompts.
-   */
-  async viewFor(question: Pick<Question, 'team' | 'user'>): Promise<McpView | undefined> {
-    if (!this.mcp) return undefined;
-    const workspace = question.team ?? unknownWorkspace;
-    const user = question.user ?? '';
-    const [credentials, settings] = this.store
-      ? await Promise.all([
-          user ? this.store.credentialsOf(workspace, user) : { secrets: {}, unreadable: [] },
-          this.store.serverSettings(workspace),
-        ])
-      : [{ secrets: {}, unreadable: [] }, new Map<string, boolean>()];
-    return this.mcp.forPerson({
-      workspace,
-      user,
-      credentials: credentials.secrets,
-      settings,
-      connectHint: connectCommand,
-    });
-  }
-
-  /** The workspace's enabled servers, each with whether `user` has connected it. */
-  async serversOf(
-    workspace: string,
-    user: string,
-  ): Promise<Array<ServerStatus & { enabled: boolean; connected: boolean }>> {
-    const servers = this.mcp?.status() ?? [];
-    const settings = (await this.store?.serverSettings(workspace)) ?? new Map<string, boolean>();
-    const mine = new Set(
-      (await this.store?.listCredentials(workspace, user))?.map((entry) => entry.server) ?? [],
-    );
-    return servers.map((server) => ({
-      ...server,
-      enabled: settings.get(server.name) ?? server.enabledByDefault,
-      connected: mine.has(server.name),
-    }));
-  }
-
-  /** A configured server that takes a person's own credential, or why not. */
-  personalServer(name: string): ServerStatus | string {
-    const server = this.mcp?.status().find((entry) => entry.name === name);
-    if (!server) return `No server named \`${escapeSlackText(name)}\`. Try \`/assistant servers\`.`;
-    if (!server.personalCredential)
-      return `\`${escapeSlackText(name)}\` does not take a personal credential: everyone uses it as it is configured.`;
-    if (!this.store) return 'Credentials cannot be stored: the bot runs without its store.';
-    return server;
-  }
-
-  /** Stores a person's secret for a server; their own connections to it reopen with the new one. */
-  async connect(workspace: string, user: string, server: string, secret: string): Promise<void> {
-    if (!this.store) throw new Error('the bot runs without its store');
-    await this.store.putCredential(workspace, user, server, secret);
-    this.mcp?.forgetCredential({ workspace, user }, server);
-    this.logger.info({ workspace, user, server }, 'credential connected');
-  }
-
-  /** Deletes a person's secret for a server; whether there was one. */
-  async disconnect(workspace: string, user: string, server: string): Promise<boolean> {
-    const deleted = (await this.store?.deleteCredential(workspace, user, server)) ?? false;
-    this.mcp?.forgetCredential({ workspace, user }, server);
-    if (deleted) this.logger.info({ workspace, user, server }, 'credential disconnected');
-    return deleted;
-  }
-
-  /** An admin's choice for the workspace. */
-  async setEnabled(workspace: string, server: string, enabled: boolean, by: string): Promise<void> {
-    if (!this.store) throw new Error('the bot runs without its store');
-    await this.store.setServerEnabled(workspace, server, enabled, by);
-    this.logger.info({ workspace, server, enabled, by }, 'workspace server setting changed');
-  }
+/** Why `People.personalServer` refused a server, as a Slack reply. */
+export function connectProblemText(name: string, problem: ConnectProblem): string {
+  const server = `\`${escapeSlackText(name)}\``;
+  if (problem === 'unknown server') return `No server named ${server}. Try \`/assistant servers\`.`;
+  if (problem === 'not personal')
+    return `${server} does not take a personal credential: everyone uses it as it is configured.`;
+  return 'Credentials cannot be stored: the bot runs without its store.';
 }
 
 /** The modal that takes a person's token for a server: one input, what the server is, where to get one. */

@@ -1,4 +1,4 @@
-import { credentialProblem, type Logger } from '@ai-assistant/host-core';
+import { credentialProblem, type Logger, type People } from '@ai-assistant/host-core';
 import type {
   AllMiddlewareArgs,
   App,
@@ -7,7 +7,13 @@ import type {
   SlackActionMiddlewareArgs,
   SlackViewMiddlewareArgs,
 } from '@slack/bolt';
-import { connectedModal, connectModal, credentialActions, type People } from '../../slack/people.js';
+import {
+  connectedModal,
+  connectModal,
+  connectProblemText,
+  credentialActions,
+  personOf,
+} from '../../slack/people.js';
 
 /** The Connect <server> button of the ephemeral message: opens the same modal as `/assistant connect`. */
 export function onConnectButton(people: People, logger: Logger) {
@@ -39,7 +45,9 @@ export function onConnectSubmitted(people: People, logger: Logger) {
     }
     const secret =
       view.state.values[credentialActions.secretBlock]?.[credentialActions.secretAction]?.value?.trim() ?? '';
-    const server = typeof meta.server === 'string' ? people.personalServer(meta.server) : 'unknown server';
+    const name = typeof meta.server === 'string' ? meta.server : '';
+    const found = people.personalServer(name);
+    const server = typeof found === 'string' ? connectProblemText(name, found) : found;
     if (!secret)
       return void (await ack({
         response_action: 'errors',
@@ -58,9 +66,9 @@ export function onConnectSubmitted(people: People, logger: Logger) {
         errors: { [credentialActions.secretBlock]: `This cannot be saved: ${problem}.` },
       }));
     // Whose and which workspace's credential it is comes from Slack's payload, never from the metadata.
-    const workspace = body.team?.id ?? body.user.team_id ?? 'unknown';
+    const person = personOf({ team: body.team?.id ?? body.user.team_id, user: body.user.id });
     try {
-      await people.connect(workspace, body.user.id, server.name, secret);
+      await people.connect(person, server.name, secret);
       await ack({ response_action: 'update', view: connectedModal(server.name) });
     } catch (error) {
       logger.error({ server: server.name, error }, 'could not store a credential');

@@ -1,12 +1,20 @@
-import { type Logger, type McpHost, parsePromptArguments, type ServerStatus } from '@ai-assistant/host-core';
+import {
+  type Logger,
+  type McpView,
+  type People,
+  type PromptEntry,
+  parsePromptArguments,
+  type WorkspaceServer,
+} from '@ai-assistant/host-core';
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { escapeSlackText } from '../../format/slack-text.js';
 import type { Question } from '../../slack/answer.js';
-import { connectModal, type People } from '../../slack/people.js';
+import { connectModal, connectProblemText, personOf } from '../../slack/people.js';
 import { botOf } from '../../slack/thread-history.js';
 
 /** What the /assistant command needs. */
 export interface AssistantCommandDependencies {
-  mcp: McpHost | undefined;
+  /** The one door to MCP: every subcommand reads the asker's workspace view through it. */
   people: People;
   accept: (question: Question) => boolean;
   logger: Logger;
@@ -27,7 +35,7 @@ const policyWords: Record<string, string> = {
 };
 
 /** One line per server: state, tool count, approval policy, and (per-person servers) whether you connected. */
-function describeServer(server: ServerStatus & { connected: boolean }): string {
+function describeServer(server: WorkspaceServer): string {
   const policy = Array.isArray(server.approval)
     ? `asks before ${server.approval.map((tool) => `\`${tool}\``).join(', ')}`
     : (policyWords[server.approval] ?? server.approval);
@@ -61,33 +69,32 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
     await ack();
     const say = (text: string) => respond({ response_type: 'ephemeral', text });
     const [subcommand = '', wanted = '', ...rest] = command.text.trim().split(/\s+/);
-    const workspace = command.team_id;
+    const person = personOf({ team: command.team_id, user: command.user_id });
+    const workspace = person.workspace;
+    const people = dependencies.people;
     // Prompts are the asker's: their workspace's enabled servers only, filled with their credentials.
     const view =
-      subcommand === 'prompts' || subcommand === 'prompt'
-        ? await dependencies.people.viewFor({ team: workspace, user: command.user_id })
-        : undefined;
+      subcommand === 'prompts' || subcommand === 'prompt' ? await people.viewFor(person) : undefined;
     const prompts = view?.listPrompts() ?? [];
-    const people = dependencies.people;
     if (subcommand === 'servers' && (wanted === 'enable' || wanted === 'disable')) {
       const name = rest[0] ?? '';
-      if (!dependencies.mcp?.status().some((server) => server.name === name))
-        return void (await say(`No server named \`${name}\`. Try \`/assistant servers\`.`));
+      if (!(await people.servers(person)).some((server) => server.name === name))
+        return void (await say(connectProblemText(name, 'unknown server')));
       if (!(await isAdmin(client, command.user_id)))
         return void (await say('Sorry, only workspace admins and owners can enable or disable servers.'));
       await people.setEnabled(workspace, name, wanted === 'enable', command.user_id);
       return void (await say(`\`${name}\` is now ${wanted}d for this workspace.`));
     }
     if (subcommand === 'servers') {
-      const servers = (await people.serversOf(workspace, command.user_id)).filter((server) => server.enabled);
+      const servers = (await people.servers(person)).filter((server) => server.enabled);
       if (servers.length === 0) return void (await say('No MCP server is enabled for this workspace.'));
       return void (await say(servers.map(describeServer).join('\n')));
     }
     if (subcommand === 'connect' || subcommand === 'disconnect') {
       const server = people.personalServer(wanted);
-      if (typeof server === 'string') return void (await say(server));
+      if (typeof server === 'string') return void (await say(connectProblemText(wanted, server)));
       if (subcommand === 'disconnect') {
-        const deleted = await people.disconnect(workspace, command.user_id, server.name);
+        const deleted = await people.disconnect(person, server.name);
         return void (await say(
           deleted
             ? `Disconnected \`${server.name}\`: your token is deleted.`
@@ -124,6 +131,9 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
     const chosen = candidates[0] as (typeof candidates)[number];
     try {
       const args = parsePromptArguments(rest.join(' '));
+      const missing = chosen.arguments.filter((argument) => argument.required && !args[argument.name]);
+      if (missing.length > 0)
+        return void (await say(await missingArgumentsHint(view, chosen, missing, args)));
       const filled = await view.getPrompt(chosen.server, chosen.name, args);
       const question = filled.messages.filter((message) => message.role === 'user').at(-1)?.content;
       if (!question) return void (await say(`Prompt \`${chosen.name}\` has no question to answer.`));
@@ -149,6 +159,31 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
       await say(`The prompt \`${chosen.name}\` could not be filled: ${(error as Error).message}`);
     }
   };
+}
+
+/**
+ * What a prompt still needs, each missing argument with the values its server suggests
+ * (`completion/complete`, with the arguments already given as context), ready to copy.
+ */
+async function missingArgumentsHint(
+  view: McpView,
+  prompt: PromptEntry,
+  missing: PromptEntry['arguments'],
+  given: Record<string, string>,
+): Promise<string> {
+  const lines = await Promise.all(
+    missing.map(async (argument) => {
+      const values = await view
+        .completePromptArgument(prompt.server, prompt.name, { name: argument.name, value: '' }, given)
+        .catch(() => []);
+      const suggested = values
+        .slice(0, 10)
+        .map((value) => `\`${argument.name}=${escapeSlackText(/\s/.test(value) ? `"${value}"` : value)}\``)
+        .join(' ');
+      return `• \`${escapeSlackText(argument.name)}\`${argument.description ? ` — ${escapeSlackText(argument.description)}` : ''}${suggested ? `\n   the server suggests: ${suggested}` : ''}`;
+    }),
+  );
+  return `\`${escapeSlackText(`${prompt.server}/${prompt.name}`)}\` needs:\n${lines.join('\n')}`;
 }
 
 /** Registers `/assistant`. */

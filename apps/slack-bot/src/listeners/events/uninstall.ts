@@ -1,13 +1,27 @@
-import type { Logger } from '@ai-assistant/host-core';
+import type { Logger, People } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, App } from '@slack/bolt';
 import { forgetInstallation, storeQuery } from '../../slack/installations.js';
 
-/** Forgets the workspace (or the organisation) the event came from: installation, credentials, settings. */
-async function forget(store: Store, logger: Logger, context: AllMiddlewareArgs['context'], why: string) {
+interface UninstallDependencies {
+  store: Store;
+  people: People;
+  logger: Logger;
+}
+
+/**
+ * Forgets the workspace (or the organisation) the event came from: installation, credentials, settings;
+ * its people's own MCP connections close at once.
+ */
+async function forget(
+  { store, people, logger }: UninstallDependencies,
+  context: AllMiddlewareArgs['context'],
+  why: string,
+) {
   const query = storeQuery(context);
   try {
     const workspaces = await forgetInstallation(store, query);
+    people.forgetWorkspaces(workspaces);
     logger.info(
       { why, team: query.teamId, enterprise: query.enterpriseId, workspaces },
       'workspace forgotten',
@@ -25,7 +39,8 @@ async function forget(store: Store, logger: Logger, context: AllMiddlewareArgs['
  * everything stored for it (every person's credentials, the server settings, event claims) are deleted.
  * A revoked user token alone changes nothing: the app keeps no user tokens.
  */
-export function register(app: App, store: Store, logger: Logger): void {
+export function register(app: App, store: Store, people: People, logger: Logger): void {
+  const dependencies: UninstallDependencies = { store, people, logger };
   // A workspace seen under an organisation-wide install is recorded with its enterprise (once per
   // process), so uninstalling the organisation finds every workspace people stored credentials in.
   const recorded = new Set<string>();
@@ -40,8 +55,8 @@ export function register(app: App, store: Store, logger: Logger): void {
     }
     await next();
   });
-  app.event('app_uninstalled', async ({ context }) => forget(store, logger, context, 'app_uninstalled'));
+  app.event('app_uninstalled', async ({ context }) => forget(dependencies, context, 'app_uninstalled'));
   app.event('tokens_revoked', async ({ event, context }) => {
-    if ((event.tokens.bot ?? []).length > 0) await forget(store, logger, context, 'tokens_revoked');
+    if ((event.tokens.bot ?? []).length > 0) await forget(dependencies, context, 'tokens_revoked');
   });
 }
