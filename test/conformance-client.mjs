@@ -29,7 +29,7 @@ try {
       elicit: async () => ({ action: 'accept', content: {} }),
       requester: 'conformance',
     });
-    console.log(`${tool.name}: ${outcome.isError ? 'error' : 'ok'} ${outcome.text.slice(0, 200)}`);
+    process.stdout.write(`${tool.name}: ${outcome.isError ? 'error' : 'ok'} ${outcome.text.slice(0, 200)}\n`);
   }
 } finally {
   await manager.close();
