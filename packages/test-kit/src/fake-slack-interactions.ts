@@ -1,0 +1,103 @@
+// What people do in the fake Slack that reaches the app: mentioning it, pressing a message's button,
+// submitting a modal, running `/assistant`.
+import type { SocketMode } from './fake-slack-delivery.js';
+import { botUserId, human, type SlackState } from './fake-slack-state.js';
+import type { FakeSlack } from './fake-slack-types.js';
+
+type Interactions = Pick<FakeSlack, 'mention' | 'press' | 'submitView' | 'command'>;
+
+/**
+ * The people's side of the fake. `push` delivers events; interactions and commands go over
+ * `socketMode`, with response_urls under `baseUrl`.
+ */
+export function interactions(
+  state: SlackState,
+  { socketMode, push, baseUrl }: { socketMode: SocketMode; push: FakeSlack['push']; baseUrl: () => string },
+): Interactions {
+  /** The fields every interaction payload carries about who acted, and where. */
+  const interactionBy = (user: string) => ({
+    team: { id: state.teamOf(user), domain: 'test' },
+    user: { id: user, username: user, team_id: state.teamOf(user) },
+    api_app_id: 'A0001',
+    token: 'verification',
+  });
+  /** A response_url for the envelope about to be sent. */
+  const responseUrl = () => `${baseUrl()}/response/${socketMode.nextEnvelope()}`;
+
+  return {
+    async mention(channel, text, options = {}) {
+      const user = options.user ?? human;
+      const full = `<@${state.workspaces.get(state.teamOf(user))?.botUserId ?? botUserId}> ${text}`;
+      const ts = state.say(channel, full, {
+        user,
+        ...(options.threadTs ? { threadTs: options.threadTs } : {}),
+      });
+      const envelope = await push({
+        type: 'app_mention',
+        channel,
+        user,
+        text: full,
+        team: state.teamOf(user),
+        ts,
+        event_ts: ts,
+        ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+      });
+      return { ts, envelope };
+    },
+    press({ channel, messageTs, actionId, value, user = human }) {
+      const message = state.messages(channel).find((entry) => entry.ts === messageTs);
+      return socketMode.send('interactive', {
+        type: 'block_actions',
+        ...interactionBy(user),
+        container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
+        trigger_id: `trigger-${socketMode.nextEnvelope()}`,
+        channel: { id: channel, name: channel },
+        message: { ...message, ts: messageTs },
+        response_url: responseUrl(),
+        actions: [
+          {
+            type: 'button',
+            action_id: actionId,
+            block_id: 'approval',
+            value,
+            action_ts: String(Date.now() / 1000),
+          },
+        ],
+      });
+    },
+    submitView({ callbackId, privateMetadata, values, user = human }) {
+      return socketMode.send('interactive', {
+        type: 'view_submission',
+        ...interactionBy(user),
+        trigger_id: `trigger-${socketMode.nextEnvelope()}`,
+        view: {
+          id: 'V0001',
+          type: 'modal',
+          callback_id: callbackId,
+          private_metadata: privateMetadata,
+          state: {
+            values: Object.fromEntries(
+              Object.entries(values).map(([block, text]) => [
+                block,
+                { value: { type: 'plain_text_input', value: text } },
+              ]),
+            ),
+          },
+        },
+      });
+    },
+    command(text, options = {}) {
+      return socketMode.send('slash_commands', {
+        token: 'verification',
+        team_id: state.teamOf(options.user ?? human),
+        api_app_id: 'A0001',
+        channel_id: options.channel ?? 'C0CMD',
+        user_id: options.user ?? human,
+        command: '/assistant',
+        text,
+        response_url: responseUrl(),
+        trigger_id: 'trigger',
+      });
+    },
+  };
+}

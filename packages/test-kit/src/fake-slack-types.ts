@@ -1,0 +1,108 @@
+// The fake Slack's public face: what a test sees of it (calls, messages, workspaces) and what it can do.
+
+/** One Web API call the app made. */
+export interface ApiCall {
+  method: string;
+  args: Record<string, unknown>;
+  token: string | undefined;
+}
+
+export interface StoredMessage {
+  ts: string;
+  user?: string;
+  bot_id?: string;
+  text: string;
+  thread_ts?: string;
+  blocks?: unknown[];
+}
+
+/** A workspace the fake Slack lets the app be installed in. */
+export interface FakeWorkspace {
+  team: string;
+  botToken: string;
+  botUserId: string;
+  botId?: string;
+  /** Its Enterprise Grid organisation; with `orgWide`, the install is the organisation's. */
+  enterprise?: string;
+  orgWide?: boolean;
+}
+
+/**
+ * A loopback Slack: the Web API over HTTP (`slackApiUrl` points Bolt's WebClient here) and a Socket
+ * Mode WebSocket that pushes `events_api` envelopes. Messages the app posts are kept per thread, so
+ * `conversations.replies` answers like Slack would.
+ */
+export interface FakeSlack {
+  apiUrl: string;
+  calls: ApiCall[];
+  acks: string[];
+  /** Adds a human message (to a channel or a thread) and returns its ts. */
+  say(channel: string, text: string, options?: { user?: string; threadTs?: string }): string;
+  /** Adds a thread of `replies` human messages one second apart; returns the parent's ts. */
+  seedThread(channel: string, replies: number, options?: { user?: string }): string;
+  /** Pushes an event over Socket Mode; resolves once a client is connected to receive it. */
+  push(
+    event: Record<string, unknown>,
+    options?: { eventId?: string; retryAttempt?: number },
+  ): Promise<string>;
+  /** A person presses a button of a message (a `block_actions` interaction over Socket Mode). */
+  press(options: {
+    channel: string;
+    messageTs: string;
+    actionId: string;
+    value: string;
+    user?: string;
+  }): Promise<string>;
+  /** A person submits a modal (a `view_submission` interaction): `values` maps block ids to text. */
+  submitView(options: {
+    callbackId: string;
+    privateMetadata: string;
+    values: Record<string, string>;
+    user?: string;
+  }): Promise<string>;
+  /**
+   * A person writes "<@bot> text" in a channel (in a thread when given) and Slack delivers its
+   * `app_mention`; returns the message's ts and the envelope id.
+   */
+  mention(
+    channel: string,
+    text: string,
+    options?: { threadTs?: string; user?: string },
+  ): Promise<{ ts: string; envelope: string }>;
+  /** Delivers a `/assistant` slash command over Socket Mode. */
+  command(text: string, options?: { channel?: string; user?: string }): Promise<string>;
+  /** What the app posted to slash commands' response_url. */
+  responses: Array<Record<string, unknown>>;
+  /** The thread's messages as stored. */
+  thread(channel: string, threadTs: string): StoredMessage[];
+  callsOf(method: string): ApiCall[];
+  /** The locale `users.info` reports for a person (default ja-JP). */
+  setLocale(user: string, locale: string): void;
+  /**
+   * Who a person is: their workspace (default T0001; their events, commands and interactions carry it)
+   * and whether `users.info` calls them an admin or owner.
+   */
+  setPerson(user: string, person: { team?: string; admin?: boolean; owner?: boolean }): void;
+  /** The payload of each Socket Mode ack that carried one (a view_submission's response_action), by envelope. */
+  ackPayloads: Map<string, Record<string, unknown>>;
+  /** Makes a method fail with an error code (once per entry). */
+  failNext(method: string, error: string): void;
+  /**
+   * From now on, events go over HTTP (the Events API) to `url`, signed with `signingSecret` as Slack
+   * signs them, instead of over Socket Mode. `push` then resolves with the event id; the HTTP status of
+   * each delivery is in `deliveries`.
+   */
+  deliverOverHttp(url: string, signingSecret: string): void;
+  /** Each HTTP delivery: the event id, its retry number and the status the app answered. */
+  deliveries: Array<{ eventId: string; retryNum: number; status: number }>;
+  /**
+   * A workspace the app can be installed in: `oauth.v2.access` exchanges the returned code for its bot
+   * token (once), `auth.test` answers for that token, and its people's events carry its team and bot.
+   * With any workspace added, a call with a token Slack never issued fails with `invalid_auth`.
+   */
+  addWorkspace(workspace: FakeWorkspace): string;
+  /** The OAuth app's credentials `oauth.v2.access` checks (client_id, client_secret). */
+  setOAuthApp(clientId: string, clientSecret: string): void;
+  connected(): Promise<void>;
+  close(): Promise<void>;
+}
