@@ -77,9 +77,9 @@ export function interactions(
           private_metadata: privateMetadata,
           state: {
             values: Object.fromEntries(
-              Object.entries(values).map(([block, text]) => [
+              Object.entries(values).map(([block, value]) => [
                 block,
-                { value: { type: 'plain_text_input', value: text } },
+                { value: typeof value === 'string' ? { type: 'plain_text_input', value } : value },
               ]),
             ),
           },

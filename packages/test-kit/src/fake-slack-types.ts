@@ -1,3 +1,4 @@
+import type { UploadedFile } from './fake-slack-files.js';
 // The fake Slack's public face: what a test sees of it (calls, messages, workspaces) and what it can do.
 
 /** One Web API call the app made. */
@@ -57,9 +58,15 @@ export interface FakeSlack {
   submitView(options: {
     callbackId: string;
     privateMetadata: string;
-    values: Record<string, string>;
+    /**
+     * Block id → the input's value: text for a plain_text_input, or the element's state as Slack sends
+     * it (`{ type: 'number_input', value: '7' }`, `{ type: 'checkboxes', selected_options: […] }`).
+     */
+    values: Record<string, string | Record<string, unknown>>;
     user?: string;
   }): Promise<string>;
+  /** Files the app uploaded (files.getUploadURLExternal, the upload, files.completeUploadExternal). */
+  files: UploadedFile[];
   /**
    * A person writes "<@bot> text" in a channel (in a thread when given) and Slack delivers its
    * `app_mention`; returns the message's ts and the envelope id.

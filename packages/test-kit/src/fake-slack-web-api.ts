@@ -2,6 +2,7 @@
 // the HTTP requests it comes in (plus what the app posts to slash commands' response_url).
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { invalidBlocks, streamedText } from './fake-slack-blocks.js';
+import type { FakeSlackFiles } from './fake-slack-files.js';
 import { botUserId, type SlackState } from './fake-slack-state.js';
 import type { FakeWorkspace } from './fake-slack-types.js';
 
@@ -129,7 +130,12 @@ function replies(state: SlackState, args: Args, pageCap: number): Answer {
  */
 export function webApi(
   state: SlackState,
-  { socketUrl, repliesPageCap }: { socketUrl: () => string; repliesPageCap: number },
+  {
+    socketUrl,
+    repliesPageCap,
+    files,
+    baseUrl,
+  }: { socketUrl: () => string; repliesPageCap: number; files: FakeSlackFiles; baseUrl: () => string },
 ): (method: string, args: Args, token?: string) => Answer {
   return (method, args, token) => {
     const failure = state.failures.findIndex(([name]) => name === method);
@@ -195,6 +201,10 @@ export function webApi(
       }
       case 'conversations.replies':
         return replies(state, args, repliesPageCap);
+      case 'files.getUploadURLExternal':
+        return files.getUploadURL(args, baseUrl()) as Answer;
+      case 'files.completeUploadExternal':
+        return files.complete(args) as Answer;
       default:
         return { ok: true };
     }
@@ -224,8 +234,13 @@ async function readBody(request: IncomingMessage): Promise<Args> {
  * The HTTP side: `/api/<method>` calls are recorded and answered by `answer`; what is posted to
  * `/response/…` (a response_url) is kept in `responses`.
  */
-export function httpHandler(state: SlackState, answer: ReturnType<typeof webApi>): RequestListener {
+export function httpHandler(
+  state: SlackState,
+  answer: ReturnType<typeof webApi>,
+  files: FakeSlackFiles,
+): RequestListener {
   return (request, response) => {
+    if (files.upload(request, response)) return;
     void (async () => {
       const args = await readBody(request);
       if (request.url?.startsWith('/response/')) {

@@ -2,6 +2,7 @@
 // events over either, and people's interactions.
 import { createServer } from 'node:http';
 import { attachSocketMode, eventPusher } from './fake-slack-delivery.js';
+import { fakeSlackFiles } from './fake-slack-files.js';
 import { interactions } from './fake-slack-interactions.js';
 import { createSlackState } from './fake-slack-state.js';
 import type { FakeSlack } from './fake-slack-types.js';
@@ -24,11 +25,14 @@ export async function startFakeSlack({
   const state = createSlackState();
   // Known once the server listens, before any request can ask for it.
   let baseUrl = '';
+  const files = fakeSlackFiles();
   const answer = webApi(state, {
     socketUrl: () => `${baseUrl.replace(/^http/, 'ws')}/socket`,
     repliesPageCap,
+    files,
+    baseUrl: () => baseUrl,
   });
-  const server = createServer(httpHandler(state, answer));
+  const server = createServer(httpHandler(state, answer, files));
   const socketMode = attachSocketMode(server, state);
   baseUrl = `http://127.0.0.1:${new URL(await listenOnLoopback(server)).port}`;
   const push = eventPusher(state, socketMode);
@@ -55,6 +59,7 @@ export async function startFakeSlack({
       state.people.set(user, { ...state.people.get(user), ...person });
     },
     thread: state.thread,
+    files: files.shared,
     callsOf: (method) => state.calls.filter((call) => call.method === method),
     failNext: (method, error) => {
       state.failures.push([method, error]);

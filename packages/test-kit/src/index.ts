@@ -9,6 +9,7 @@ export {
   startFakeSlack,
   streamedText,
 } from './fake-slack.js';
+export type { UploadedFile } from './fake-slack-files.js';
 export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
 export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
