@@ -114,6 +114,7 @@ export function createSlackBot({
     logger,
     config.approvalTimeoutMs,
     config.approvalsPerPerson,
+    store?.approvals,
   );
   registerApprovalActions(app, approvals);
   const elicitations = new SlackElicitations(app.client, logger, config.approvalTimeoutMs);
@@ -163,6 +164,21 @@ export function createSlackBot({
         bot = { userId: identity.user_id as string, ...(identity.bot_id ? { botId: identity.bot_id } : {}) };
       }
       await store?.coordination.start();
+      // Requests of replicas that stopped while asking can no longer be answered: their messages say so.
+      if (store)
+        void approvals.expireOrphans(
+          () => store.approvals.expireOrphans(),
+          async (workspace) =>
+            installer
+              ? (
+                  await installer.authorize({
+                    teamId: workspace,
+                    enterpriseId: undefined,
+                    isEnterpriseInstall: false,
+                  })
+                ).botToken
+              : undefined,
+        );
       storeHealth.start();
       const host = config.httpHost ?? (config.appToken ? '127.0.0.1' : undefined);
       await listen(server, config.port, host);

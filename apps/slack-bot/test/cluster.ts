@@ -84,7 +84,9 @@ export async function healthIs(url: string, status: number, ms = 30_000): Promis
 export async function startCluster(options: {
   count: number;
   maxConcurrent: number;
-  model: (request: FakeRequest) => Promise<ReturnType<typeof completion>>;
+  model: (request: FakeRequest) => Promise<ReturnType<typeof completion>> | ReturnType<typeof completion>;
+  /** More environment for every replica (MCP's settings, say). */
+  env?: Record<string, string>;
 }): Promise<Cluster | undefined> {
   const postgres = await startPostgres();
   if (!postgres) return undefined;
@@ -108,6 +110,7 @@ export async function startCluster(options: {
       DATABASE_URL: databaseUrl,
       ASSISTANT_ENCRYPTION_KEY: key,
       MAX_CONCURRENT_ANSWERS: String(options.maxConcurrent),
+      ...options.env,
     });
     const url = `http://127.0.0.1:${port}`;
     await Promise.race([

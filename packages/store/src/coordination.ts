@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Engine } from './engines.js';
 import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
@@ -25,6 +25,17 @@ export interface ThreadTurn {
 /** Advisory-lock namespaces (the first key of `pg_advisory_lock(int, int)`). */
 const threadLocks = 0x41_41_01;
 const replicaLocks = 0x41_41_02;
+
+/**
+ * SQL true when the replica of `replicaKey` (a column or value) lives: it holds its liveness lock in
+ * this database (PostgreSQL only).
+ */
+export const replicaAlive = (replicaKey: RawBuilder<unknown>) => sql<boolean>`exists (
+  select 1 from pg_locks l
+  where l.locktype = 'advisory' and l.granted and l.objsubid = 2
+    and l.database = (select oid from pg_database where datname = current_database())
+    and l.classid::bigint = ${replicaLocks} and l.objid::bigint = ${replicaKey}
+)`;
 
 /** Claims older than this are deleted (Slack retries an event for about 5 minutes). */
 export const claimRetentionMs = 60 * 60 * 1000;
@@ -70,7 +81,7 @@ export class Coordination {
     const retention = options.retentionMs ?? claimRetentionMs;
     const prune = () =>
       this.prune(retention).catch((error: unknown) =>
-        this.logger.warn({ error: String(error) }, 'could not delete old event claims'),
+        this.logger.warn({ error: String(error) }, 'could not delete old event claims and approval requests'),
       );
     void prune();
     this.pruner ??= setInterval(prune, every);
@@ -147,11 +158,7 @@ export class Coordination {
         return undefined;
       }
       const ahead = await sql<{ event_id: string; alive: boolean }>`
-        select c.event_id, exists (
-          select 1 from pg_locks l
-          where l.locktype = 'advisory' and l.granted and l.objsubid = 2
-            and l.classid::bigint = ${replicaLocks} and l.objid::bigint = c.replica_key
-        ) as alive
+        select c.event_id, ${replicaAlive(sql`c.replica_key`)} as alive
         from event_claims c
         where c.thread_key = ${event.thread} and c.finished_at is null and c.event_id <> ${event.id}
           and c.message_ts < ${slackTs(event.messageTs)}::numeric`.execute(held.db);
@@ -187,13 +194,17 @@ export class Coordination {
     }
   }
 
-  /** Deletes claims older than `retentionMs`; returns how many. */
+  /**
+   * Deletes claims older than `retentionMs`, and approval requests that expired longer ago than that
+   * (nobody waits for them any more); returns how many claims.
+   */
   async prune(retentionMs = claimRetentionMs): Promise<number> {
     const cutoff = new Date(Date.now() - retentionMs);
     const result = await this.db
       .deleteFrom('event_claims')
       .where('claimed_at', '<', cutoff)
       .executeTakeFirst();
+    await this.db.deleteFrom('pending_approvals').where('expires_at', '<', cutoff).execute();
     return Number(result.numDeletedRows);
   }
 

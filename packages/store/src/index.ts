@@ -1,3 +1,10 @@
+export {
+  type ApprovalOutcome,
+  Approvals,
+  type ApprovalToOpen,
+  type PendingApproval,
+  type RecordedDecision,
+} from './approvals.js';
 export { Coordination, claimRetentionMs, type EventClaim, type ThreadTurn } from './coordination.js';
 export { type CredentialInfo, Credentials, type PersonCredentials } from './credentials.js';
 export type { Engine } from './engines.js';

@@ -132,6 +132,39 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0004_pending_approvals': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('pending_approvals')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('replica_key', 'integer', (column) => column.notNull())
+        .addColumn('detail', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .addColumn('expires_at', 'timestamptz', (column) => column.notNull())
+        .addColumn('decision', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('reason', 'text')
+        .addColumn('decided_at', 'timestamptz')
+        .addCheckConstraint(
+          'pending_approvals_decision',
+          sql`decision is null or decision in ('approved', 'denied', 'expired')`,
+        )
+        .execute();
+      await db.schema
+        .createIndex('pending_approvals_waiting')
+        .on('pending_approvals')
+        .columns(['workspace_id', 'person_id'])
+        .where(sql.ref('decision'), 'is', null)
+        .execute();
+      await db.schema
+        .createIndex('pending_approvals_age')
+        .on('pending_approvals')
+        .column('expires_at')
+        .execute();
+    },
+  },
 };
 
 /**

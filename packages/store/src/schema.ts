@@ -67,6 +67,24 @@ export interface EventClaimsTable {
   abandoned: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
+/** A person's decision an app waits for (an approval), shared by replicas. */
+export interface PendingApprovalsTable {
+  id: string;
+  workspace_id: string;
+  /** The only person who may decide. */
+  person_id: string;
+  /** The replica that asked and waits (`Coordination.replicaKey`). */
+  replica_key: number;
+  /** The app's own description of the request (JSON). */
+  detail: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  decision: 'approved' | 'denied' | 'expired' | null;
+  decided_by: string | null;
+  reason: string | null;
+  decided_at: Timestamp | null;
+}
+
 /** The database as Kysely sees it. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -74,4 +92,5 @@ export interface Database {
   user_credentials: UserCredentialsTable;
   sealed_records: SealedRecordsTable;
   event_claims: EventClaimsTable;
+  pending_approvals: PendingApprovalsTable;
 }

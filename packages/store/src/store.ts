@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { Approvals } from './approvals.js';
 import { Coordination } from './coordination.js';
 import { Credentials } from './credentials.js';
 import type { Engine } from './engines.js';
@@ -20,7 +21,7 @@ export function databaseOf(store: Store): Kysely<Database> {
 
 /**
  * The assistant's database, by concern: people's credentials, workspaces and their settings, apps'
- * sealed records, coordination across replicas. Open with `openStore`.
+ * sealed records, coordination across replicas (event claims, thread turns, pending approvals). Open with `openStore`.
  */
 export class Store {
   private closed = false;
@@ -32,6 +33,8 @@ export class Store {
   readonly sealed: SealedRecords;
   /** Event claims and thread turns across replicas. */
   readonly coordination: Coordination;
+  /** Requests waiting for a person's decision, any replica recording it. */
+  readonly approvals: Approvals;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -48,6 +51,7 @@ export class Store {
     this.credentials = new Credentials(db, keyring, this.workspaces, logger);
     this.sealed = new SealedRecords(db, keyring);
     this.coordination = new Coordination(db, engine, logger);
+    this.approvals = new Approvals(db, this.coordination);
   }
 
   /**

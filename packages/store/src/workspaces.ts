@@ -58,7 +58,7 @@ export class WorkspaceSettings {
 
   /**
    * Deletes a workspace and everything stored for it, in one transaction: every credential, its server
-   * settings, its sealed records, its event claims.
+   * settings, its sealed records, its event claims, its pending approvals.
    */
   async delete(workspace: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -67,6 +67,7 @@ export class WorkspaceSettings {
       await trx.deleteFrom('workspaces').where('id', '=', workspace).execute();
       await trx.deleteFrom('sealed_records').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('event_claims').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('pending_approvals').where('workspace_id', '=', workspace).execute();
     });
   }
 }

@@ -26,7 +26,7 @@ onBothEngines('store', ({ engine, fresh, open }) => {
     const applied = await sql<{
       count: string;
     }>`select count(*)::text as count from store_migrations`.execute(storeDatabase(second));
-    expect(applied.rows[0]?.count).toBe('3');
+    expect(applied.rows[0]?.count).toBe('4');
     if (engine === 'postgres') await first.ping();
     await second.ping();
     expect(first.engine).toBe(engine);

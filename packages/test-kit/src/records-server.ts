@@ -1,5 +1,8 @@
 // A real MCP server over stdio (run as a child process: `node <recordsServerPath>`) with one destructive
-// tool taking many arguments, which answers with exactly what it received.
+// tool taking many arguments, which answers with exactly what it received. With `RECORDS_CALLS_FILE`
+// set, each call's arguments are also appended to that file (one JSON line), so a test can count the
+// calls of servers that several bot processes started.
+import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -24,9 +27,12 @@ async function serve(): Promise<void> {
       },
     ],
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => ({
-    content: [{ type: 'text', text: `deleted with ${JSON.stringify(request.params.arguments ?? {})}` }],
-  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const received = JSON.stringify(request.params.arguments ?? {});
+    const callsFile = process.env.RECORDS_CALLS_FILE;
+    if (callsFile) appendFileSync(callsFile, `${received}\n`);
+    return { content: [{ type: 'text', text: `deleted with ${received}` }] };
+  });
   await server.connect(new StdioServerTransport());
 }
 

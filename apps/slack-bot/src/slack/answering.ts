@@ -97,7 +97,13 @@ export class Answering {
         const whileAsking = async <T>(asked: string, ask: (context: ApprovalContext) => Promise<T>) => {
           deadline.pause();
           try {
-            const context = { channel: question.channel, threadTs: question.threadTs, asker: asked, client };
+            const context = {
+              channel: question.channel,
+              threadTs: question.threadTs,
+              asker: asked,
+              ...(question.team ? { workspace: question.team } : {}),
+              client,
+            };
             return await slot.away(() => ask({ ...context, signal: this.shutdown.signal }));
           } finally {
             deadline.resume();

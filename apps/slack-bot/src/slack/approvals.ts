@@ -1,19 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalRequest, Logger } from '@ai-assistant/host-core';
+import type { PendingApproval, RecordedDecision } from '@ai-assistant/store';
 import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
 import { argumentDisplay } from './approval-arguments.js';
+import { type ApprovalLedger, MemoryApprovals } from './approval-ledger.js';
+import {
+  approvalActions,
+  decisionLine,
+  type ExpiryCause,
+  reasonModal,
+  requestBlocks,
+  summaryOf,
+} from './approval-message.js';
+
+export { approvalActions } from './approval-message.js';
 
 type WebClient = App['client'];
-
-/** Button and modal ids of an approval request. */
-export const approvalActions = {
-  approve: 'approval_approve',
-  denyWithReason: 'approval_deny_reason',
-  deny: 'approval_deny',
-  reasonModal: 'approval_reason_modal',
-  reasonBlock: 'reason',
-} as const;
 
 /** Where an approval is asked, and of whom. */
 export interface ApprovalContext {
@@ -21,27 +24,56 @@ export interface ApprovalContext {
   threadTs: string;
   /** The person who asked the question: the only one who may answer. */
   asker: string;
+  /** Their workspace (the event's team), under which the request is recorded. */
+  workspace?: string;
   signal?: AbortSignal;
   /** The client Bolt authorized for the question (its workspace's token). */
   client?: WebClient;
 }
 
-interface Pending {
-  asker: string;
+/** What a request's row says of its message (the ledger's `detail`). */
+interface MessageDetail {
   channel: string;
-  ts: string;
+  ts?: string;
   summary: string;
-  settle: (decision: ApprovalDecision, line: string) => void;
 }
+
+const unknownWorkspace = 'unknown';
+
+function detailOf(request: PendingApproval): MessageDetail | undefined {
+  try {
+    const detail = JSON.parse(request.detail) as Partial<MessageDetail>;
+    return typeof detail.channel === 'string' && typeof detail.summary === 'string'
+      ? { channel: detail.channel, summary: detail.summary, ...(detail.ts ? { ts: detail.ts } : {}) }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The decision as the host reads it. */
+function forHost(decision: RecordedDecision): ApprovalDecision {
+  if (decision.outcome === 'expired') return { outcome: 'expired' };
+  const by = decision.by ? { by: decision.by } : {};
+  if (decision.outcome === 'approved') return { outcome: 'approved', ...by };
+  return { outcome: 'denied', ...by, ...(decision.reason ? { reason: decision.reason } : {}) };
+}
+
+const unrecorded: ApprovalDecision = {
+  outcome: 'denied',
+  reason:
+    'the approval request could not be recorded (the store is unreachable), so the call was not run; try again later',
+};
 
 /**
  * Approval requests in Slack threads: a message written by the host (tool, server, arguments) with
  * ✅ Approve, ✏️ Deny with reason and ⛔ Deny, which only the asker may press; answered, expired or
- * abandoned, the message says so and loses its buttons. Pending requests live in this process: after a
- * restart a press is told "no longer active".
+ * abandoned, the message says so and loses its buttons. With a store the requests live there: a press
+ * reaching any replica is recorded, and the replica that asked runs the tool and updates the message.
+ * Without one they live in this process.
  */
 export class SlackApprovals {
-  private readonly pending = new Map<string, Pending>();
+  private readonly ledger: ApprovalLedger;
 
   constructor(
     private readonly client: WebClient,
@@ -49,21 +81,24 @@ export class SlackApprovals {
     private readonly timeoutMs: number,
     /** Requests one person may have waiting at once; past it, a new one is refused unasked. */
     private readonly perPerson = 3,
-  ) {}
+    /** The store's approvals (`store.approvals`); absent, this process's memory. */
+    ledger?: ApprovalLedger,
+  ) {
+    this.ledger = ledger ?? new MemoryApprovals();
+  }
 
   /** Asks in the thread; resolves with the asker's answer, or `expired` after the timeout or an abort. */
   async ask(request: ApprovalRequest, context: ApprovalContext): Promise<ApprovalDecision> {
-    const id = randomUUID();
-    const tool = escapeSlackText(request.tool);
-    const server = escapeSlackText(request.server);
-    const effect = request.hints.readOnly
-      ? '読み取りのみ'
-      : request.hints.destructive
-        ? '⚠️ 変更・削除を伴う可能性があります'
-        : '変更を伴います';
-    const summary = `\`${tool}\`（サーバー \`${server}\`）`;
+    const summary = summaryOf(request);
     const client = context.client ?? this.client;
-    const waiting = [...this.pending.values()].filter((entry) => entry.asker === context.asker).length;
+    const workspace = context.workspace ?? unknownWorkspace;
+    let waiting: number;
+    try {
+      waiting = await this.ledger.countWaiting(workspace, context.asker);
+    } catch (error) {
+      this.logger.error({ error: String(error) }, 'could not count the waiting approval requests');
+      return unrecorded;
+    }
     if (waiting >= this.perPerson)
       return {
         outcome: 'denied',
@@ -82,77 +117,56 @@ export class SlackApprovals {
         reason: `the arguments (${display.reason}) could not all be shown to the person for approval, so the call was not run; call it with fewer or shorter arguments`,
       };
     }
-    const posted = await client.chat.postMessage({
-      channel: context.channel,
-      thread_ts: context.threadTs,
-      text: `🔐 承認が必要です: ${summary}`,
-      blocks: [
-        {
-          type: 'section' as const,
-          text: {
-            type: 'mrkdwn' as const,
-            text: `🔐 <@${context.asker}> さん、アシスタントが ${summary} を実行しようとしています。${effect}${request.hidesSecrets ? '\n⚠️ 引数に秘密の値が含まれています（[REDACTED] と表示）。承認すると、その実際の値がツールに送られます。' : ''}`,
-          },
-        },
-        ...display.blocks,
-        {
-          type: 'actions' as const,
-          block_id: 'approval',
-          elements: [
-            {
-              type: 'button',
-              action_id: approvalActions.approve,
-              style: 'primary',
-              value: id,
-              text: { type: 'plain_text', text: '✅ 承認' },
-            },
-            {
-              type: 'button',
-              action_id: approvalActions.denyWithReason,
-              value: id,
-              text: { type: 'plain_text', text: '✏️ 理由を添えて却下' },
-            },
-            {
-              type: 'button',
-              action_id: approvalActions.deny,
-              style: 'danger',
-              value: id,
-              text: { type: 'plain_text', text: '⛔ 却下' },
-            },
-          ],
-        },
-      ],
-    });
-    const ts = posted.ts as string;
-    return new Promise<ApprovalDecision>((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const onAbort = () =>
-        settle({ outcome: 'expired' }, `⌛ ${summary} は中断されたため実行しませんでした`);
-      const settle = (decision: ApprovalDecision, line: string) => {
-        if (!this.pending.delete(id)) return;
-        clearTimeout(timer);
-        context.signal?.removeEventListener('abort', onAbort);
-        resolve(decision);
-        // The buttons go: a second press finds nothing to answer.
-        void client.chat
-          .update({ channel: context.channel, ts, text: line, blocks: [] })
-          .catch((error: unknown) =>
-            this.logger.warn({ error: String(error) }, 'could not update the approval message'),
-          );
-      };
-      this.pending.set(id, { asker: context.asker, channel: context.channel, ts, summary, settle });
-      timer = setTimeout(
-        () =>
-          settle(
-            { outcome: 'expired' },
-            `⌛ ${summary} は承認されないまま期限が切れたため、実行しませんでした`,
-          ),
-        this.timeoutMs,
+    const id = randomUUID();
+    const detail: MessageDetail = { channel: context.channel, summary };
+    // Recorded before it is posted: a press, on whichever replica, always finds it.
+    try {
+      await this.ledger.open({
+        id,
+        workspace,
+        person: context.asker,
+        detail: JSON.stringify(detail),
+        expiresAt: new Date(Date.now() + this.timeoutMs),
+      });
+    } catch (error) {
+      this.logger.error({ error: String(error) }, 'could not record an approval request');
+      return unrecorded;
+    }
+    let ts: string;
+    try {
+      const posted = await client.chat.postMessage({
+        channel: context.channel,
+        thread_ts: context.threadTs,
+        text: `🔐 承認が必要です: ${summary}`,
+        blocks: requestBlocks({
+          id,
+          request,
+          asker: context.asker,
+          summary,
+          argumentBlocks: display.blocks,
+        }),
+      });
+      ts = posted.ts as string;
+    } catch (error) {
+      await this.ledger.decide(id, { outcome: 'expired' }).catch(() => false);
+      throw error;
+    }
+    await this.ledger
+      .describe(id, JSON.stringify({ ...detail, ts }))
+      .catch((error: unknown) =>
+        this.logger.warn({ error: String(error) }, 'could not record where the approval request was posted'),
       );
-      timer.unref();
-      if (context.signal?.aborted) onAbort();
-      else context.signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    const { decision, cause } = await this.decisionOf(id, context.signal);
+    // The buttons go: a second press finds nothing to answer.
+    void this.update(
+      client,
+      context.channel,
+      ts,
+      decision
+        ? decisionLine(decision, summary, cause)
+        : `⚠️ ${summary} は承認を記録できなかったため実行しませんでした`,
+    );
+    return decision ? forHost(decision) : unrecorded;
   }
 
   /** A button was pressed: only the asker's press counts (checked on the payload's user id). */
@@ -166,56 +180,125 @@ export class SlackApprovals {
     client?: WebClient;
   }): Promise<void> {
     const client = options.client ?? this.client;
-    const pending = this.pending.get(options.id);
-    if (!pending)
+    const request = await this.open(options.id);
+    if (!request)
       return this.tell(client, options.channel, options.user, 'この承認リクエストはもう有効ではありません。');
-    if (options.user !== pending.asker)
+    if (options.user !== request.person)
       return this.tell(
         client,
         options.channel,
         options.user,
-        `この操作を承認できるのは <@${pending.asker}> さんだけです。`,
+        `この操作を承認できるのは <@${request.person}> さんだけです。`,
       );
-    if (options.action === approvalActions.approve)
-      return pending.settle(
-        { outcome: 'approved', by: options.user },
-        `✅ <@${options.user}> が ${pending.summary} を承認しました`,
-      );
-    if (options.action === approvalActions.deny)
-      return pending.settle(
-        { outcome: 'denied', by: options.user },
-        `⛔ <@${options.user}> が ${pending.summary} を却下しました`,
-      );
-    await client.views.open({
-      trigger_id: options.triggerId,
-      view: {
-        type: 'modal',
-        callback_id: approvalActions.reasonModal,
-        private_metadata: options.id,
-        title: { type: 'plain_text', text: '却下の理由' },
-        submit: { type: 'plain_text', text: '却下する' },
-        close: { type: 'plain_text', text: 'キャンセル' },
-        blocks: [
-          {
-            type: 'input',
-            block_id: approvalActions.reasonBlock,
-            label: { type: 'plain_text', text: '理由（アシスタントに伝わります）' },
-            element: { type: 'plain_text_input', action_id: 'value', multiline: true, max_length: 500 },
-          },
-        ],
-      },
-    });
+    if (options.action === approvalActions.approve || options.action === approvalActions.deny) {
+      const outcome = options.action === approvalActions.approve ? 'approved' : 'denied';
+      // The replica that asked learns it (at once here, by the row elsewhere) and updates the message.
+      if (!(await this.ledger.decide(options.id, { outcome, by: options.user })))
+        await this.tell(
+          client,
+          options.channel,
+          options.user,
+          'この承認リクエストはもう有効ではありません。',
+        );
+      return;
+    }
+    await client.views.open({ trigger_id: options.triggerId, view: reasonModal(options.id) });
   }
 
   /** The deny-with-reason modal was submitted. */
-  reasoned(options: { id: string; user: string; reason: string }): void {
-    const pending = this.pending.get(options.id);
-    if (!pending || options.user !== pending.asker) return;
+  async reasoned(options: { id: string; user: string; reason: string }): Promise<void> {
     const reason = options.reason.trim().slice(0, 500);
-    pending.settle(
-      { outcome: 'denied', by: options.user, ...(reason ? { reason } : {}) },
-      `⛔ <@${options.user}> が ${pending.summary} を却下しました${reason ? `: ${escapeSlackText(reason)}` : ''}`,
-    );
+    await this.ledger.decide(options.id, {
+      outcome: 'denied',
+      by: options.user,
+      ...(reason ? { reason } : {}),
+    });
+  }
+
+  /**
+   * At start-up (after the replica's liveness is held): the requests whose replica is gone expire, and
+   * their messages say so. Best effort: a message that cannot be updated is logged.
+   */
+  async expireOrphans(
+    orphans: () => Promise<PendingApproval[]>,
+    /** The bot token of a workspace (OAuth: its installation's); undefined: the app's own. */
+    tokenFor: (workspace: string) => Promise<string | undefined>,
+  ): Promise<void> {
+    const expired = await orphans().catch((error: unknown) => {
+      this.logger.warn(
+        { error: String(error) },
+        'could not expire the approval requests of stopped replicas',
+      );
+      return [];
+    });
+    for (const request of expired) {
+      const detail = detailOf(request);
+      if (!detail?.ts) continue;
+      try {
+        const token = await tokenFor(request.workspace);
+        await this.client.chat.update({
+          ...(token ? { token } : {}),
+          channel: detail.channel,
+          ts: detail.ts,
+          text: decisionLine(
+            { outcome: 'expired', by: null, reason: null, decidedAt: new Date() },
+            detail.summary,
+            'restart',
+          ),
+          blocks: [],
+        });
+      } catch (error) {
+        this.logger.warn(
+          { workspace: request.workspace, error: String(error) },
+          'could not update an approval request that expired with its replica',
+        );
+      }
+    }
+    if (expired.length > 0)
+      this.logger.info({ count: expired.length }, 'approval requests of stopped replicas expired');
+  }
+
+  /** Waits for the decision; past the timeout or on abort, records the expiry unless a decision won. */
+  private async decisionOf(
+    id: string,
+    aborted: AbortSignal | undefined,
+  ): Promise<{ decision: RecordedDecision | undefined; cause: ExpiryCause }> {
+    const signal = AbortSignal.any([AbortSignal.timeout(this.timeoutMs), ...(aborted ? [aborted] : [])]);
+    const cause: () => ExpiryCause = () => (aborted?.aborted ? 'aborted' : 'timeout');
+    try {
+      return { decision: await this.ledger.wait(id, { signal }), cause: cause() };
+    } catch (error) {
+      if (!signal.aborted) this.logger.error({ error: String(error) }, 'could not wait for an approval');
+    }
+    try {
+      if (await this.ledger.decide(id, { outcome: 'expired' }))
+        return {
+          decision: { outcome: 'expired', by: null, reason: null, decidedAt: new Date() },
+          cause: cause(),
+        };
+      // A decision won the race with the expiry: it counts.
+      return { decision: (await this.ledger.get(id))?.decision, cause: cause() };
+    } catch (error) {
+      this.logger.error({ error: String(error) }, 'could not record an approval request’s expiry');
+      return { decision: undefined, cause: cause() };
+    }
+  }
+
+  /** The request if it still waits for a decision, else undefined. */
+  private async open(id: string): Promise<PendingApproval | undefined> {
+    const request = await this.ledger.get(id).catch((error: unknown) => {
+      this.logger.warn({ error: String(error) }, 'could not read an approval request');
+      return undefined;
+    });
+    return request && !request.decision && request.expiresAt.getTime() > Date.now() ? request : undefined;
+  }
+
+  private async update(client: WebClient, channel: string, ts: string, text: string): Promise<void> {
+    await client.chat
+      .update({ channel, ts, text, blocks: [] })
+      .catch((error: unknown) =>
+        this.logger.warn({ error: String(error) }, 'could not update the approval message'),
+      );
   }
 
   private async tell(client: WebClient, channel: string, user: string, text: string): Promise<void> {

@@ -33,7 +33,7 @@ export function onReasonSubmitted(approvals: SlackApprovals) {
   return async ({ ack, body, view }: SlackViewMiddlewareArgs) => {
     await ack();
     const reason = view.state.values[approvalActions.reasonBlock]?.value?.value ?? '';
-    approvals.reasoned({ id: view.private_metadata, user: body.user.id, reason });
+    await approvals.reasoned({ id: view.private_metadata, user: body.user.id, reason });
   };
 }
 
