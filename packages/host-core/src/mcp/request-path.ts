@@ -87,7 +87,11 @@ export async function runRequest<T>(
       };
       connection.inFlight.add(request);
       try {
-        return await withTokens(tokens, () => run(client, call));
+        // Only the HTTP transports fill headers from the tokens; over stdio the AsyncLocalStorage would
+        // cost every promise of the process its context propagation for nothing.
+        return config.transport === 'stdio'
+          ? await run(client, call)
+          : await withTokens(tokens, () => run(client, call));
       } finally {
         connection.inFlight.delete(request);
       }
