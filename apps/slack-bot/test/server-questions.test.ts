@@ -155,6 +155,7 @@ describe('a server’s questions in a Slack thread (server-everything from npm)'
     const { ts } = await mentionBot(harness, 'C912', 'サンプリングして');
     const approval = await buttonOf(harness, 'C912', ts, approvalActions.approve);
     expect(approval.text).toContain('everything');
+    expect(approval.text).toContain('モデルに次のメッセージへの回答を求めています');
     expect(approval.text).toContain('要約して');
     await harness.slack.press({
       channel: 'C912',

@@ -36,7 +36,11 @@ export function requestBlocks(options: {
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `🔐 <@${asker}> さん、アシスタントが ${summary} を実行しようとしています。${effect}${request.hidesSecrets ? '\n⚠️ 引数に秘密の値が含まれています（[REDACTED] と表示）。承認すると、その実際の値がツールに送られます。' : ''}`,
+        text: `${
+          request.sampling
+            ? `🔐 <@${asker}> さん、サーバー \`${escapeSlackText(request.server)}\` がアシスタントのモデルに次のメッセージへの回答を求めています（会話の他の内容は送られません）。`
+            : `🔐 <@${asker}> さん、アシスタントが ${summary} を実行しようとしています。${effect}`
+        }${request.hidesSecrets ? '\n⚠️ 引数に秘密の値が含まれています（[REDACTED] と表示）。承認すると、その実際の値がツールに送られます。' : ''}`,
       },
     },
     ...options.argumentBlocks,
