@@ -70,6 +70,23 @@ it('McpClientManager benchmark', async () => {
       samples.push(performance.now() - started);
     }
   }
+  // Throughput with 32 calls in flight at once (the manager's per-server gate set to 32 for it).
+  const inFlight = 32;
+  const batches = 100;
+  const wide = new McpClientManager({ maxConcurrentPerServer: inFlight });
+  await wide.connect([nodeServer('echo', echo)]);
+  const throughput = async (call: () => Promise<unknown>) => {
+    const started = performance.now();
+    for (let batch = 0; batch < batches; batch++) await Promise.all(Array.from({ length: inFlight }, call));
+    return (inFlight * batches) / ((performance.now() - started) / 1000);
+  };
+  const wideRates: number[] = [];
+  const bareRates: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    wideRates.push(await throughput(() => wide.callTool('mcp__echo__echo', { message: 'x' })));
+    bareRates.push(await throughput(() => bare.callTool({ name: 'echo', arguments: { message: 'x' } })));
+  }
+  await wide.close();
   await bare.close();
   await manager.close();
 
@@ -106,6 +123,14 @@ it('McpClientManager benchmark', async () => {
     [
       '  added by the host beyond a bare call with a token (aim < 0.05 ms)',
       `${format(managerP50 - percentile(viaSdkWithToken, 0.5))} ms ${verdict(managerP50 - percentile(viaSdkWithToken, 0.5) < 0.05)}`,
+    ],
+    [
+      `throughput, ${inFlight} calls in flight: manager / bare SDK (median of 5)`,
+      `${percentile(wideRates, 0.5).toFixed(0)} / ${percentile(bareRates, 0.5).toFixed(0)} calls/s`,
+    ],
+    [
+      '  ratio (aim ≥ 0.95×)',
+      `${(percentile(wideRates, 0.5) / percentile(bareRates, 0.5)).toFixed(3)}× ${verdict(percentile(wideRates, 0.5) / percentile(bareRates, 0.5) >= 0.95)}`,
     ],
     [
       'RSS with 10 servers: host / 10 children together',
