@@ -45,6 +45,12 @@ it('McpClientManager benchmark', async () => {
   await manager.connect([nodeServer('echo', echo)]);
   const bare = new Client({ name: 'bench', version: '0' });
   await bare.connect(new StdioClientTransport({ command: process.execPath, args: [echo], stderr: 'ignore' }));
+  // Each measure has its own server process, as the manager has: calls that take turns on one shared
+  // child would find it awake while the manager's child had gone idle.
+  const bareWithToken = new Client({ name: 'bench', version: '0' });
+  await bareWithToken.connect(
+    new StdioClientTransport({ command: process.execPath, args: [echo], stderr: 'ignore' }),
+  );
   const viaManager: number[] = [];
   const viaSdk: number[] = [];
   const viaSdkWithToken: number[] = [];
@@ -58,7 +64,10 @@ it('McpClientManager benchmark', async () => {
     // The same with a progress token, as every call of the manager carries one now.
     [
       viaSdkWithToken,
-      () => bare.callTool({ name: 'echo', arguments: { message: 'x' } }, undefined, { onprogress: () => {} }),
+      () =>
+        bareWithToken.callTool({ name: 'echo', arguments: { message: 'x' } }, undefined, {
+          onprogress: () => {},
+        }),
     ],
   ];
   for (let index = 0; index < calls; index++) {
@@ -87,6 +96,7 @@ it('McpClientManager benchmark', async () => {
     bareRates.push(await throughput(() => bare.callTool({ name: 'echo', arguments: { message: 'x' } })));
   }
   await wide.close();
+  await bareWithToken.close();
   await bare.close();
   await manager.close();
 

@@ -3,8 +3,43 @@
  * wait, and `maxMs` of active time ends it in all. While the server waits on a person (an elicitation,
  * a sampling approval) the clock is paused: a person's answering time is never the server's fault.
  */
+/**
+ * The part of an AbortSignal the SDK's request path reads (aborted, reason, throwIfAborted, 'abort'
+ * listeners). Node's AbortController costs microseconds per request in allocation and GC; this costs
+ * one small object. A real AbortSignal is made only when something asks for one (a local server's fetch).
+ */
+class RequestSignal {
+  aborted = false;
+  reason: unknown;
+  private listeners: Array<() => void> | undefined;
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners ??= [];
+    this.listeners.push(listener);
+  }
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.listeners?.splice(at, 1);
+  }
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
+    for (const listener of this.listeners?.splice(0) ?? []) listener();
+  }
+}
+
 export class RequestDeadline {
-  private readonly controller = new AbortController();
+  private readonly light = new RequestSignal();
+  private real: AbortController | undefined;
+  private readonly controller = {
+    abort: (reason?: unknown) => {
+      this.light.abort(reason);
+      this.real?.abort(this.light.reason);
+    },
+  };
   private timer: NodeJS.Timeout | undefined;
   private paused = 0;
   /** Active time spent before the current stretch, and when the current stretch began. */
@@ -30,7 +65,16 @@ export class RequestDeadline {
 
   /** Aborts when the deadline passes or the caller's signal aborts. */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    if (!this.real) {
+      this.real = new AbortController();
+      if (this.light.aborted) this.real.abort(this.light.reason);
+    }
+    return this.real.signal;
+  }
+
+  /** The same, as the SDK's request options read it (no Node AbortController per request). */
+  get requestSignal(): AbortSignal {
+    return this.light as unknown as AbortSignal;
   }
 
   /** News from the server (progress): the idle wait starts over. */

@@ -27,7 +27,45 @@ async function parentMap(): Promise<Map<number, number>> {
 }
 
 /** Every live descendant of `pid` (children, grandchildren, …). Best effort; never throws. */
+/**
+ * Linux: walk /proc/<pid>/task/<tid>/children from `pid` down: a few small reads for the subtree,
+ * not one 64 KiB read buffer for every process on the machine. Undefined where that file is missing.
+ */
+async function childrenWalk(pid: number): Promise<number[] | undefined> {
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const current = queue.shift() as number;
+    let tasks: string[];
+    try {
+      tasks = await readdir(`/proc/${current}/task`);
+    } catch {
+      if (current === pid) return undefined;
+      continue; // gone meanwhile
+    }
+    for (const task of tasks) {
+      let text: string;
+      try {
+        text = await readFile(`/proc/${current}/task/${task}/children`, 'utf8');
+      } catch {
+        if (current === pid) return undefined; // no children file (kernel without it): scan instead
+        continue;
+      }
+      for (const entry of text.split(' ')) {
+        const child = Number(entry);
+        if (entry !== '' && Number.isInteger(child) && !found.includes(child)) {
+          found.push(child);
+          queue.push(child);
+        }
+      }
+    }
+  }
+  return found;
+}
+
 export async function descendantsOf(pid: number): Promise<number[]> {
+  const walked = await childrenWalk(pid).catch(() => undefined);
+  if (walked) return walked;
   try {
     const parents = await parentMap();
     const found: number[] = [];

@@ -68,7 +68,7 @@ export async function runRequest<T>(
       // the deadline (a long operation that keeps saying how far it is lives on, up to `maxMs`). The
       // deadline is ours, not the SDK's, so a person answering the server pauses it.
       const call: RequestOptions = {
-        signal: deadline.signal,
+        signal: deadline.requestSignal,
         timeout: longestTimerMs,
         onprogress: ({ progress, total, message }) => {
           deadline.reset();
