@@ -13,6 +13,7 @@ import {
   requestBlocks,
   summaryOf,
 } from './approval-message.js';
+import { type ButtonPress, tellPrivately } from './button-press.js';
 
 export { approvalActions } from './approval-message.js';
 
@@ -170,36 +171,23 @@ export class SlackApprovals {
   }
 
   /** A button was pressed: only the asker's press counts (checked on the payload's user id). */
-  async pressed(options: {
-    id: string;
-    action: string;
-    user: string;
-    channel: string;
-    triggerId: string;
-    /** The client Bolt authorized for the press (its workspace's token). */
-    client?: WebClient;
-  }): Promise<void> {
+  async pressed(options: ButtonPress): Promise<void> {
     const client = options.client ?? this.client;
     const request = await this.open(options.id);
     if (!request)
-      return this.tell(client, options.channel, options.user, 'この承認リクエストはもう有効ではありません。');
+      return tellPrivately(client, options, 'この承認リクエストはもう有効ではありません。', this.logger);
     if (options.user !== request.person)
-      return this.tell(
+      return tellPrivately(
         client,
-        options.channel,
-        options.user,
+        options,
         `この操作を承認できるのは <@${request.person}> さんだけです。`,
+        this.logger,
       );
     if (options.action === approvalActions.approve || options.action === approvalActions.deny) {
       const outcome = options.action === approvalActions.approve ? 'approved' : 'denied';
       // The replica that asked learns it (at once here, by the row elsewhere) and updates the message.
       if (!(await this.ledger.decide(options.id, { outcome, by: options.user })))
-        await this.tell(
-          client,
-          options.channel,
-          options.user,
-          'この承認リクエストはもう有効ではありません。',
-        );
+        await tellPrivately(client, options, 'この承認リクエストはもう有効ではありません。', this.logger);
       return;
     }
     await client.views.open({ trigger_id: options.triggerId, view: reasonModal(options.id) });
@@ -299,11 +287,5 @@ export class SlackApprovals {
       .catch((error: unknown) =>
         this.logger.warn({ error: String(error) }, 'could not update the approval message'),
       );
-  }
-
-  private async tell(client: WebClient, channel: string, user: string, text: string): Promise<void> {
-    await client.chat.postEphemeral({ channel, user, text }).catch((error: unknown) => {
-      this.logger.warn({ error: String(error) }, 'could not answer an approval button');
-    });
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ElicitationAnswer, ElicitationRequest, Logger } from '@ai-assistant/host-core';
 import type { App, types } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
+import { type ButtonPress, tellPrivately } from './button-press.js';
 import { formBlocks, readForm } from './elicitation-form.js';
 
 type WebClient = App['client'];
@@ -127,24 +128,16 @@ export class SlackElicitations {
   }
 
   /** A button of a question was pressed: only the asker's press counts. */
-  async pressed(options: {
-    id: string;
-    action: string;
-    user: string;
-    channel: string;
-    triggerId: string;
-    client?: WebClient;
-  }): Promise<void> {
+  async pressed(options: ButtonPress): Promise<void> {
     const client = options.client ?? this.client;
     const pending = this.pending.get(options.id);
-    if (!pending)
-      return this.tell(client, options.channel, options.user, 'この質問はもう有効ではありません。');
+    if (!pending) return tellPrivately(client, options, 'この質問はもう有効ではありません。', this.logger);
     if (options.user !== pending.asker)
-      return this.tell(
+      return tellPrivately(
         client,
-        options.channel,
-        options.user,
+        options,
         `この質問に答えられるのは <@${pending.asker}> さんだけです。`,
+        this.logger,
       );
     const server = `\`${escapeSlackText(pending.request.server)}\``;
     if (options.action === elicitationActions.decline)
@@ -197,12 +190,6 @@ export class SlackElicitations {
       { action: 'cancel' },
       `✖️ <@${options.user}> が ${`\`${escapeSlackText(pending.request.server)}\``} への回答を取りやめました`,
     );
-  }
-
-  private async tell(client: WebClient, channel: string, user: string, text: string): Promise<void> {
-    await client.chat.postEphemeral({ channel, user, text }).catch((error: unknown) => {
-      this.logger.warn({ error: String(error) }, 'could not answer a question button');
-    });
   }
 }
 

@@ -1,37 +1,11 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { elicitationActions, type SlackElicitations } from '../../slack/elicitation.js';
-
-/** The question's buttons: open the form, open the page, decline. */
-export function onElicitationButton(elicitations: SlackElicitations) {
-  return async ({
-    ack,
-    body,
-    action,
-    client,
-  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
-    await ack();
-    await elicitations.pressed({
-      client,
-      id: action.value ?? '',
-      action: action.action_id,
-      user: body.user.id,
-      channel: body.channel?.id ?? body.container.channel_id ?? '',
-      triggerId: body.trigger_id,
-    });
-  };
-}
+import { onButtonPress } from './press.js';
 
 /** Registers the question's buttons and its form (submitted, or closed without sending). */
 export function register(app: App, elicitations: SlackElicitations): void {
   for (const actionId of [elicitationActions.open, elicitationActions.visit, elicitationActions.decline])
-    app.action<BlockAction<ButtonAction>>(actionId, onElicitationButton(elicitations));
+    app.action<BlockAction<ButtonAction>>(actionId, onButtonPress(elicitations));
   app.view(elicitationActions.modal, async ({ ack, body, view }: SlackViewMiddlewareArgs) => {
     const errors = elicitations.submitted({
       id: view.private_metadata,
