@@ -47,12 +47,13 @@ describe('packaging: the published tarballs work on their own', () => {
   }, 120_000);
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('publishes the four packages, each with LICENSE, README, repository and its bin/exports files', () => {
+  it('publishes the five packages, each with LICENSE, README, repository and its bin/exports files', () => {
     expect([...tarballs.keys()].sort()).toEqual([
       '@ai-assistant/host-core',
       '@ai-assistant/llm-providers',
       '@ai-assistant/mcp-server-knowledge',
       '@ai-assistant/mcp-server-weather',
+      '@ai-assistant/mcp-server-web',
     ]);
     for (const [name, tarball] of tarballs) {
       const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
