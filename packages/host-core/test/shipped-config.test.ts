@@ -66,6 +66,7 @@ describe('the example local config (config/mcp_servers.local.example.json)', () 
         ['pets', 'openapi', true],
         ['tickets', 'http', true],
         ['weather', 'stdio', false],
+        ['web', 'stdio', true],
       ]);
     } finally {
       rmSync(folder, { recursive: true, force: true });
