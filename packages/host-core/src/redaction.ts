@@ -80,17 +80,19 @@ export class Redactor {
   /** The text with every pinned secret, and the `extra` ones of whoever it is written for, replaced. */
   redact(text: string, extra?: Iterable<string | undefined>): string {
     this.ordered ??= longestFirst(this.pinned);
-    const own = extra
-      ? longestFirst(new Set([...extra].flatMap((value) => (value ? derivedForms(value) : []))))
-      : [];
-    return replaceSecrets(replaceSecrets(text, own), this.ordered);
+    const list = extra === undefined || Array.isArray(extra) ? extra : [...extra];
+    if (list && list.length > 0) {
+      const own = longestFirst(new Set(list.flatMap((value) => (value ? derivedForms(value) : []))));
+      return replaceKeyShaped(replaceSecrets(replaceSecrets(text, own), this.ordered));
+    }
+    return replaceKeyShaped(replaceSecrets(text, this.ordered));
   }
 
   /** A log line's text: pinned secrets and every person's or request's secret seen lately. */
   redactForLog(text: string): string {
     this.ordered ??= longestFirst(this.pinned);
     this.orderedForLogs ??= longestFirst(this.forLogs);
-    return replaceSecrets(replaceSecrets(text, this.orderedForLogs), this.ordered);
+    return replaceKeyShaped(replaceSecrets(replaceSecrets(text, this.orderedForLogs), this.ordered));
   }
 
   /** A deep copy of a value with secrets replaced (pinned, plus `extra` as in {@link redact}). */
@@ -121,8 +123,12 @@ const longestFirst = (values: Iterable<string>) =>
 function replaceSecrets(text: string, secrets: string[]): string {
   let result = text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join('[REDACTED]');
-  // Credentials of a known shape (API keys, Slack tokens) are hidden even when never registered.
-  return result.replace(keyShaped, '[REDACTED]');
+  return result;
+}
+
+/** Credentials of a known shape (API keys, Slack tokens) are hidden even when never registered. */
+function replaceKeyShaped(text: string): string {
+  return text.replace(keyShaped, '[REDACTED]');
 }
 
 /** A deep copy with every string passed through `redact` (errors as name, message, code). */

@@ -39,8 +39,13 @@ export interface McpConnection extends BaseConnection {
   stderrTail: string[];
   /** When the transport refused a message over its read limit (the SDK then closes the connection). */
   overflowAt?: number;
-  /** Requests running now, for the server's own requests in the middle of one (elicitation, sampling). */
-  inFlight: Set<InFlightRequest>;
+  /**
+   * Requests running now, by the progress token each carries: progress notifications find their
+   * request here, and so do the server's own requests in the middle of one (elicitation, sampling).
+   */
+  inFlight: Map<number, InFlightRequest>;
+  /** The next request's progress token. */
+  nextToken: number;
 }
 
 export type { InFlightRequest };
@@ -79,7 +84,7 @@ export function newConnection(config: ServerConfig): Connection {
   };
   return config.transport === 'builtin' || config.transport === 'openapi'
     ? { ...base, kind: 'local' }
-    : { ...base, kind: 'mcp', descendants: new Set(), stderrTail: [], inFlight: new Set() };
+    : { ...base, kind: 'mcp', descendants: new Set(), stderrTail: [], inFlight: new Map(), nextToken: 1 };
 }
 
 /** Opens a connection; a failure is logged and leaves it `failed` with a reason. Never throws. */

@@ -1,52 +1,86 @@
+import type { CallToolOptions } from '../tool-host.js';
+
+/**
+ * Every running request's deadline, on one timer armed for the earliest. A timer per request would
+ * cost each call a Node Timeout (allocation, two list operations, its collection); here a request adds
+ * itself to a set, and the timer is re-armed only when a deadline comes earlier than the one it waits for.
+ */
+class DeadlineClock {
+  private readonly running = new Set<RequestDeadline>();
+  private timer: NodeJS.Timeout | undefined;
+  private timerDue = Number.POSITIVE_INFINITY;
+
+  schedule(deadline: RequestDeadline): void {
+    this.running.add(deadline);
+    if (deadline.due < this.timerDue) this.arm(deadline.due);
+  }
+
+  cancel(deadline: RequestDeadline): void {
+    this.running.delete(deadline);
+    if (this.running.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.timerDue = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  private arm(due: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(this.fire, Math.max(0, due - performance.now()));
+    this.timer.unref?.();
+  }
+
+  private readonly fire = () => {
+    this.timer = undefined;
+    this.timerDue = Number.POSITIVE_INFINITY;
+    // Timers keep whole milliseconds: a deadline within one of now is due.
+    const now = performance.now() + 1;
+    let next = Number.POSITIVE_INFINITY;
+    for (const deadline of [...this.running]) {
+      if (deadline.due <= now) {
+        this.running.delete(deadline);
+        deadline.expire();
+      } else if (deadline.due < next) next = deadline.due;
+    }
+    if (next !== Number.POSITIVE_INFINITY && next < this.timerDue) this.arm(next);
+  };
+}
+
+const clock = new DeadlineClock();
+
 /**
  * A request's own deadline: `idleMs` without news from the server ends it, progress restarts that
  * wait, and `maxMs` of active time ends it in all. While the server waits on a person (an elicitation,
  * a sampling approval) the clock is paused: a person's answering time is never the server's fault.
+ *
+ * It is also the request's signal as the SDK reads it (aborted, reason, throwIfAborted, 'abort'
+ * listeners): a Node AbortController per request costs microseconds in allocation and collection; a
+ * real AbortSignal is made only when something asks for one (a local server's fetch). And it is the
+ * connection's record of the request in flight: who asked, and who answers the server's questions.
  */
-/**
- * The part of an AbortSignal the SDK's request path reads (aborted, reason, throwIfAborted, 'abort'
- * listeners). Node's AbortController costs microseconds per request in allocation and GC; this costs
- * one small object. A real AbortSignal is made only when something asks for one (a local server's fetch).
- */
-class RequestSignal {
+export class RequestDeadline {
+  requester: CallToolOptions['requester'];
+  elicit: CallToolOptions['elicit'];
+  sample: CallToolOptions['sample'];
+  /** The progress token the request carries (`_meta.progressToken`), unique on its connection. */
+  token = 0;
+  /** Where the server's progress reports go (set only when the caller asked for them). */
+  onProgress: ((progress: { progress: number; total?: number; message?: string }) => void) | undefined;
+  /** When it fires (performance.now() time), while the clock runs. */
+  due = 0;
+  /** Why it ended: no news for `idleMs`, or `maxMs` in all. */
+  expired: 'idle' | 'total' | undefined;
   aborted = false;
   reason: unknown;
   private listeners: Array<() => void> | undefined;
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners ??= [];
-    this.listeners.push(listener);
-  }
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const at = this.listeners?.indexOf(listener) ?? -1;
-    if (at >= 0) this.listeners?.splice(at, 1);
-  }
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
-  }
-  abort(reason?: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
-    for (const listener of this.listeners?.splice(0) ?? []) listener();
-  }
-}
-
-export class RequestDeadline {
-  private readonly light = new RequestSignal();
   private real: AbortController | undefined;
-  private readonly controller = {
-    abort: (reason?: unknown) => {
-      this.light.abort(reason);
-      this.real?.abort(this.light.reason);
-    },
-  };
-  private timer: NodeJS.Timeout | undefined;
+  private endsTotal = false;
   private paused = 0;
   /** Active time spent before the current stretch, and when the current stretch began. */
   private spent = 0;
   private since = performance.now();
-  /** Why it ended: no news for `idleMs`, or `maxMs` in all. */
-  expired: 'idle' | 'total' | undefined;
+  private onOuterAbort: (() => void) | undefined;
 
   constructor(
     private readonly idleMs: number,
@@ -54,27 +88,48 @@ export class RequestDeadline {
     /** The caller's signal: aborting it aborts this one too (then `expired` stays unset). */
     private readonly outer?: AbortSignal,
   ) {
-    outer?.addEventListener('abort', this.onOuterAbort, { once: true });
+    if (outer) {
+      this.onOuterAbort = () => {
+        clock.cancel(this);
+        this.abort(outer.reason);
+      };
+      outer.addEventListener('abort', this.onOuterAbort, { once: true });
+    }
     this.arm();
   }
-
-  private readonly onOuterAbort = () => {
-    clearTimeout(this.timer);
-    this.controller.abort(this.outer?.reason);
-  };
 
   /** Aborts when the deadline passes or the caller's signal aborts. */
   get signal(): AbortSignal {
     if (!this.real) {
       this.real = new AbortController();
-      if (this.light.aborted) this.real.abort(this.light.reason);
+      if (this.aborted) this.real.abort(this.reason);
     }
     return this.real.signal;
   }
 
   /** The same, as the SDK's request options read it (no Node AbortController per request). */
   get requestSignal(): AbortSignal {
-    return this.light as unknown as AbortSignal;
+    return this as unknown as AbortSignal;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners ??= [];
+    this.listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.listeners?.splice(at, 1);
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  /** The server reported progress: the idle wait starts over, and the caller hears of it. */
+  progressed(progress: { progress: number; total?: number; message?: string }): void {
+    this.reset();
+    this.onProgress?.(progress);
   }
 
   /** News from the server (progress): the idle wait starts over. */
@@ -85,7 +140,7 @@ export class RequestDeadline {
   /** The server waits on a person: the clock stops until every pause is resumed. */
   pause(): void {
     if (this.paused++ === 0) {
-      clearTimeout(this.timer);
+      clock.cancel(this);
       this.spent += performance.now() - this.since;
     }
   }
@@ -98,19 +153,29 @@ export class RequestDeadline {
 
   /** Stops the clock for good (the request ended). */
   dispose(): void {
-    clearTimeout(this.timer);
-    this.outer?.removeEventListener('abort', this.onOuterAbort);
+    clock.cancel(this);
+    if (this.onOuterAbort) this.outer?.removeEventListener('abort', this.onOuterAbort);
+  }
+
+  /** Called by the clock when `due` has passed. */
+  expire(): void {
+    this.expired = this.endsTotal ? 'total' : 'idle';
+    this.abort();
+  }
+
+  private abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
+    for (const listener of this.listeners?.splice(0) ?? []) listener();
+    this.real?.abort(this.reason);
   }
 
   private arm(): void {
-    clearTimeout(this.timer);
-    const left = this.maxMs - this.spent - (performance.now() - this.since);
-    const wait = Math.max(0, Math.min(this.idleMs, left));
-    const total = left <= this.idleMs;
-    this.timer = setTimeout(() => {
-      this.expired = total ? 'total' : 'idle';
-      this.controller.abort();
-    }, wait);
-    this.timer.unref?.();
+    const now = performance.now();
+    const left = this.maxMs - this.spent - (now - this.since);
+    this.endsTotal = left <= this.idleMs;
+    this.due = now + Math.max(0, Math.min(this.idleMs, left));
+    clock.schedule(this);
   }
 }

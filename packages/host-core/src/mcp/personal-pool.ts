@@ -142,7 +142,12 @@ export class PersonalPool {
 
   /** Runs `work` on one of the pool's connections, which stays open (and counts as used) meanwhile. */
   async use<T>(connection: Connection, work: () => Promise<T>): Promise<T> {
-    const entry = [...this.entries.values()].find((candidate) => candidate.connection === connection);
+    let entry: Entry | undefined;
+    for (const candidate of this.entries.values())
+      if (candidate.connection === connection) {
+        entry = candidate;
+        break;
+      }
     if (!entry) return work();
     entry.busy += 1;
     try {

@@ -3,6 +3,7 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import { defaultMaxToolTimeoutMs } from '../config/config-schema.js';
 import type { ToolCallError } from '../errors.js';
 import type { Redactor } from '../redaction.js';
+import type { ToolProgress } from '../tool-host.js';
 import type { Connection, InFlightRequest } from './connection.js';
 import { RequestDeadline } from './deadline.js';
 import { credentialsNeeded, requestCancelled, requestFailed, requestTimedOut } from './errors.js';
@@ -10,10 +11,12 @@ import { fillHeaders, withTokens } from './header-templates.js';
 import type { LocalCallContext, LocalServer } from './local-servers.js';
 import type { CallToolOptions } from './manager-types.js';
 import { toRequestError } from './request-errors.js';
+import type { Slots } from './slots.js';
 
 /** How one request runs on an MCP connection or on a local server. */
 export interface RequestWork<T> {
-  mcp?: (client: Client, call: RequestOptions) => Promise<T>;
+  /** `request` carries the progress token to put in the params' `_meta`, and takes task statuses. */
+  mcp?: (client: Client, call: RequestOptions, request: InFlightRequest) => Promise<T>;
   local?: (local: LocalServer, context: LocalCallContext) => Promise<T>;
 }
 
@@ -27,102 +30,124 @@ export async function runRequest<T>(
   what: string,
   options: CallToolOptions,
   work: RequestWork<T>,
-  host: {
-    redactor: Redactor;
-    env: NodeJS.ProcessEnv;
-    /** Collects this request's secrets (the caller's tokens, credentials a local server filled in). */
-    secrets?: string[];
-  },
+  host: RequestHost,
+  /** Collects this request's secrets (the caller's tokens, credentials a local server filled in). */
+  secrets: string[],
+  /** Whose turn it waits for: the server's slots, or the person's own connection's. */
+  slot: string,
 ): Promise<T> {
-  const config = connection.config;
-  const server = config.name;
-  if (connection.state !== 'connected') throw notConnected(connection, what, host.redactor);
-  if (options.signal?.aborted) throw requestCancelled(what);
-  const tokens = options.tokens ?? {};
-  // The caller's secrets are hidden in this request's output and errors, and in every log.
-  const secrets = host.secrets ?? [];
-  secrets.push(...Object.values(tokens));
-  host.redactor.add(secrets);
-  const timeoutMs = options.timeoutMs ?? config.timeoutMs;
-  if (config.transport === 'http' || config.transport === 'sse') {
-    const { missing } = fillHeaders(config.headers, tokens, host.env);
-    if (missing.length > 0) throw credentialsNeeded(what, server, missing);
-  }
-  const maxMs = Math.max(timeoutMs, config.maxTimeoutMs ?? defaultMaxToolTimeoutMs);
-  const deadline = new RequestDeadline(timeoutMs, maxMs, options.signal);
-  const failed = {
-    what,
-    server,
-    timeoutMs,
-    signal: options.signal,
-    redact: (text: string) => host.redactor.redact(text, secrets),
-    personal: config.personalCredential === true && tokens.token !== undefined,
-  };
+  const { redactor, env } = host;
+  const wait = host.slots.acquire(slot);
+  if (wait) await wait;
   try {
-    if (connection.kind === 'mcp') {
-      const client = connection.client;
-      if (!client || !work.mcp) throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
-      const run = work.mcp;
-      const onProgress = options.onProgress;
-      // A progress token on every request: the server may report progress, and each report restarts
-      // the deadline (a long operation that keeps saying how far it is lives on, up to `maxMs`). The
-      // deadline is ours, not the SDK's, so a person answering the server pauses it.
-      const call: RequestOptions = {
-        signal: deadline.requestSignal,
-        timeout: longestTimerMs,
-        onprogress: ({ progress, total, message }) => {
-          deadline.reset();
-          onProgress?.({
-            progress,
-            ...(total !== undefined ? { total } : {}),
-            ...(message ? { message: host.redactor.redact(message, secrets) } : {}),
-          });
-        },
-      };
-      const request: InFlightRequest = {
-        deadline,
-        ...(options.requester ? { requester: options.requester } : {}),
-        ...(options.elicit ? { elicit: options.elicit } : {}),
-        ...(options.sample ? { sample: options.sample } : {}),
-      };
-      connection.inFlight.add(request);
-      try {
-        // Only the HTTP transports fill headers from the tokens; over stdio the AsyncLocalStorage would
-        // cost every promise of the process its context propagation for nothing.
-        return config.transport === 'stdio'
-          ? await run(client, call)
-          : await withTokens(tokens, () => run(client, call));
-      } finally {
-        connection.inFlight.delete(request);
-      }
+    const config = connection.config;
+    const server = config.name;
+    if (connection.state !== 'connected') throw notConnected(connection, what, redactor);
+    if (options.signal?.aborted) throw requestCancelled(what);
+    const tokens = options.tokens ?? noTokens;
+    // The caller's secrets are hidden in this request's output and errors, and in every log.
+    if (options.tokens) {
+      for (const value of Object.values(tokens)) secrets.push(value);
+      redactor.add(secrets);
     }
-    if (!connection.local || !work.local)
-      throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
-    return await work.local(connection.local, {
-      signal: deadline.signal,
-      timeoutMs,
-      tokens,
-      secrets: (values) => {
-        secrets.push(...values);
-        host.redactor.add(values);
-      },
-    });
-  } catch (error) {
-    // The SDK's stdio transport drops the connection on a message over its read limit: the call that
-    // asked for it fails as too large, and the supervisor restarts the server.
-    if (connection.kind === 'mcp' && connection.overflowAt !== undefined && !options.signal?.aborted)
-      throw requestFailed(
+    const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+    const remote = config.transport === 'http' || config.transport === 'sse';
+    if (remote) {
+      const { missing } = fillHeaders(config.headers, tokens, env);
+      if (missing.length > 0) throw credentialsNeeded(what, server, missing);
+    }
+    const maxMs = Math.max(timeoutMs, config.maxTimeoutMs ?? defaultMaxToolTimeoutMs);
+    const deadline = new RequestDeadline(timeoutMs, maxMs, options.signal);
+    try {
+      if (connection.kind === 'mcp') {
+        const client = connection.client;
+        if (!client || !work.mcp)
+          throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
+        const run = work.mcp;
+        const onProgress = options.onProgress;
+        // A progress token on every request: the server may report progress, and each report restarts
+        // the deadline (a long operation that keeps saying how far it is lives on, up to `maxMs`). The
+        // deadline is ours, not the SDK's, so a person answering the server pauses it. The deadline is
+        // also the in-flight record: progress finds it by its token, questions by who asked.
+        const call: RequestOptions = { signal: deadline.requestSignal, timeout: longestTimerMs };
+        deadline.token = connection.nextToken++;
+        if (onProgress)
+          deadline.onProgress = (progress) => onProgress(progressReport(progress, redactor, secrets));
+        deadline.requester = options.requester;
+        deadline.elicit = options.elicit;
+        deadline.sample = options.sample;
+        connection.inFlight.set(deadline.token, deadline);
+        try {
+          // Only the HTTP transports fill headers from the tokens; over stdio the AsyncLocalStorage would
+          // cost every promise of the process its context propagation for nothing.
+          return remote
+            ? await withTokens(tokens, () => run(client, call, deadline))
+            : await run(client, call, deadline);
+        } finally {
+          connection.inFlight.delete(deadline.token);
+        }
+      }
+      if (!connection.local || !work.local)
+        throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
+      return await work.local(connection.local, {
+        signal: deadline.signal,
+        timeoutMs,
+        tokens,
+        secrets: (values) => {
+          secrets.push(...values);
+          redactor.add(values);
+        },
+      });
+    } catch (error) {
+      // The SDK's stdio transport drops the connection on a message over its read limit: the call that
+      // asked for it fails as too large, and the supervisor restarts the server.
+      if (connection.kind === 'mcp' && connection.overflowAt !== undefined && !options.signal?.aborted)
+        throw requestFailed(
+          what,
+          server,
+          'result too large: the server sent a message over the 10 MB read limit; the server is restarting',
+          { cause: error },
+        );
+      if (deadline.expired && !options.signal?.aborted)
+        throw requestTimedOut(what, server, deadline.expired === 'idle' ? timeoutMs : maxMs, {
+          cause: error,
+        });
+      throw toRequestError(error, {
         what,
         server,
-        'result too large: the server sent a message over the 10 MB read limit; the server is restarting',
-        { cause: error },
-      );
-    if (deadline.expired && !options.signal?.aborted)
-      throw requestTimedOut(what, server, deadline.expired === 'idle' ? timeoutMs : maxMs, { cause: error });
-    throw toRequestError(error, failed);
+        timeoutMs,
+        signal: options.signal,
+        redact: (text: string) => redactor.redact(text, secrets),
+        personal: config.personalCredential === true && tokens.token !== undefined,
+      });
+    } finally {
+      deadline.dispose();
+    }
   } finally {
-    deadline.dispose();
+    host.slots.release(slot);
   }
+}
+
+/** What every request shares: made once per manager, never per request. */
+export interface RequestHost {
+  redactor: Redactor;
+  env: NodeJS.ProcessEnv;
+  slots: Slots;
+}
+
+const noTokens: Readonly<Record<string, string>> = Object.freeze({});
+
+/** A server's progress notification as the caller sees it (its message redacted). */
+function progressReport(
+  { progress, total, message }: { progress: number; total?: number; message?: string },
+  redactor: Redactor,
+  secrets: string[],
+): ToolProgress {
+  return {
+    progress,
+    ...(total !== undefined ? { total } : {}),
+    ...(message ? { message: redactor.redact(message, secrets) } : {}),
+  };
 }
 
 /** The SDK's own request timer, set past any deadline of ours (Node's timers overflow past 2³¹−1 ms). */

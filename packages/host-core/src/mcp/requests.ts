@@ -1,9 +1,9 @@
 import type { Redactor } from '../redaction.js';
 import type { CallToolOptions, ToolCallOutcome } from '../tool-host.js';
-import type { Connection } from './connection.js';
+import type { Connection, InFlightRequest } from './connection.js';
 import { formatToolResult, imagesOf, type RawToolResult } from './format-tool-result.js';
 import type { FilledPrompt } from './manager-types.js';
-import { type RequestWork, runRequest } from './request-path.js';
+import { type RequestHost, type RequestWork, runRequest } from './request-path.js';
 import { Slots } from './slots.js';
 import { asTask, callAsTask } from './tasks.js';
 
@@ -13,15 +13,15 @@ import { asTask, callAsTask } from './tasks.js';
  * back as text the model can read, cut to the result budget, with every secret it carried hidden.
  */
 export class Requests {
-  private readonly slots: Slots;
+  private readonly host: RequestHost;
 
   constructor(
     private readonly redactor: Redactor,
-    private readonly env: NodeJS.ProcessEnv,
+    env: NodeJS.ProcessEnv,
     private readonly resultBudget: number,
     maxConcurrentPerServer: number,
   ) {
-    this.slots = new Slots(Math.max(1, maxConcurrentPerServer));
+    this.host = { redactor, env, slots: new Slots(Math.max(1, maxConcurrentPerServer)) };
   }
 
   /** Calls `tool` on the connection; `slot` names whose turn it waits for (default: the server's). */
@@ -40,8 +40,10 @@ export class Requests {
       options,
       {
         mcp: asTask(connection, tool)
-          ? (client, call) => callAsTask(client, { name: tool, arguments: args }, call)
-          : (client, call) => client.callTool({ name: tool, arguments: args }, undefined, call),
+          ? (client, call, request) =>
+              callAsTask(client, { name: tool, arguments: args, _meta: meta(request) }, call, request)
+          : (client, call, request) =>
+              client.callTool({ name: tool, arguments: args, _meta: meta(request) }, undefined, call),
         local: (local, context) => local.call(tool, args, context),
       },
       secrets,
@@ -69,7 +71,7 @@ export class Requests {
       connection,
       `read_resource ${uri}`,
       options,
-      { mcp: (client, call) => client.readResource({ uri }, call) },
+      { mcp: (client, call, request) => client.readResource({ uri, _meta: meta(request) }, call) },
       secrets,
     );
     // Each part is read as a tool's embedded resource: text as it is, textual blobs decoded, others described.
@@ -97,7 +99,10 @@ export class Requests {
       connection,
       `prompt ${name}`,
       options,
-      { mcp: (client, call) => client.getPrompt({ name, arguments: args }, call) },
+      {
+        mcp: (client, call, request) =>
+          client.getPrompt({ name, arguments: args, _meta: meta(request) }, call),
+      },
       secrets,
     );
     return {
@@ -130,11 +135,12 @@ export class Requests {
       `prompt ${prompt}`,
       options,
       {
-        mcp: (client, call) =>
+        mcp: (client, call, request) =>
           client.complete(
             {
               ref: { type: 'ref/prompt', name: prompt },
               argument,
+              _meta: meta(request),
               ...(Object.keys(context).length > 0 ? { context: { arguments: context } } : {}),
             },
             call,
@@ -153,8 +159,9 @@ export class Requests {
     secrets: string[],
     slot = connection.config.name,
   ): Promise<T> {
-    return this.slots.run(slot, () =>
-      runRequest(connection, what, options, work, { redactor: this.redactor, env: this.env, secrets }),
-    );
+    return runRequest(connection, what, options, work, this.host, secrets, slot);
   }
 }
+
+/** The params' `_meta` of a request: its progress token. */
+const meta = (request: InFlightRequest) => ({ progressToken: request.token });

@@ -7,17 +7,18 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logger.js';
-import type { CallToolOptions } from '../tool-host.js';
 import type { JsonSchema } from '../types.js';
 import type { McpConnection } from './connection.js';
 import type { RequestDeadline } from './deadline.js';
 
-/** One request running on a connection, and who can answer the server's questions about it. */
-export interface InFlightRequest extends Pick<CallToolOptions, 'elicit' | 'sample' | 'requester'> {
-  deadline: RequestDeadline;
-}
+/**
+ * One request running on a connection, and who can answer the server's questions about it: the
+ * request's own deadline carries them (one object per request, not two).
+ */
+export type InFlightRequest = RequestDeadline;
 
 /**
  * What the host declares at initialize: roots (the configured folders, default none), elicitation
@@ -51,7 +52,7 @@ function askerOf(
   connection: McpConnection,
   kind: 'elicit' | 'sample',
 ): { request: InFlightRequest } | { refused: string } {
-  const candidates = [...connection.inFlight].filter((request) => request[kind] !== undefined);
+  const candidates = [...connection.inFlight.values()].filter((request) => request[kind] !== undefined);
   if (candidates.length === 0)
     return { refused: 'no request of a person who can be asked is running on this connection' };
   const requesters = new Set(candidates.map((request) => request.requester));
@@ -64,17 +65,24 @@ function askerOf(
 
 /** Runs `work` with the request's deadline paused: a person's answering time is not the server's. */
 async function paused<T>(request: InFlightRequest, work: () => Promise<T>): Promise<T> {
-  request.deadline.pause();
+  request.pause();
   try {
     return await work();
   } finally {
-    request.deadline.resume();
+    request.resume();
   }
 }
 
 /** Registers the client's side of the server's own requests and notifications on a connection. */
 export function answerServerRequests(client: Client, connection: McpConnection, logger: Logger): void {
   const server = connection.config.name;
+  // Progress reaches the request that carries its token. The host puts the token on each request
+  // itself (the SDK's own `onprogress` would copy every request's params twice to add it).
+  client.setNotificationHandler(ProgressNotificationSchema, ({ params }) => {
+    const request = connection.inFlight.get(Number(params.progressToken));
+    if (request) request.progressed(params);
+    else logger.debug({ server }, 'progress for a request that is no longer running');
+  });
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: connection.config.roots ?? [] }));
 
   // A server's log messages join the host's log, named and redacted (the logger is the redactor's).

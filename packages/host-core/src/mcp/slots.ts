@@ -5,31 +5,35 @@ export class Slots {
 
   constructor(private readonly limit: number) {}
 
-  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    if ((this.running.get(key) ?? 0) >= this.limit) {
-      await new Promise<void>((resolve) => {
-        const queue = this.waiting.get(key) ?? [];
-        queue.push(resolve);
-        this.waiting.set(key, queue);
-      });
-    } else {
-      this.running.set(key, (this.running.get(key) ?? 0) + 1);
+  /**
+   * Takes a slot of `key`: at once (undefined, no promise made) when one is free, else a promise that
+   * resolves when a finishing request hands its slot over. Every taken slot is given back with `release`.
+   */
+  acquire(key: string): Promise<void> | undefined {
+    const running = this.running.get(key) ?? 0;
+    if (running < this.limit) {
+      this.running.set(key, running + 1);
+      return undefined;
     }
-    try {
-      return await work();
-    } finally {
-      const next = this.waiting.get(key)?.shift();
-      // The slot passes straight to the next caller, or is given back.
-      if (next) next();
-      else {
-        const left = (this.running.get(key) ?? 1) - 1;
-        // Keys come and go (one per person for per-person connections): an idle key is forgotten.
-        if (left > 0) this.running.set(key, left);
-        else {
-          this.running.delete(key);
-          this.waiting.delete(key);
-        }
-      }
+    return new Promise<void>((resolve) => {
+      const queue = this.waiting.get(key);
+      if (queue) queue.push(resolve);
+      else this.waiting.set(key, [resolve]);
+    });
+  }
+
+  /** Gives a slot back: it passes straight to the next caller, or is freed. */
+  release(key: string): void {
+    const queue = this.waiting.get(key);
+    const next = queue?.shift();
+    if (next) {
+      if (queue?.length === 0) this.waiting.delete(key);
+      next();
+      return;
     }
+    const left = (this.running.get(key) ?? 1) - 1;
+    // Keys come and go (one per person for per-person connections): an idle key is forgotten.
+    if (left > 0) this.running.set(key, left);
+    else this.running.delete(key);
   }
 }

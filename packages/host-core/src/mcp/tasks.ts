@@ -1,13 +1,14 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Connection } from './connection.js';
+import type { Connection, InFlightRequest } from './connection.js';
 import type { RawToolResult } from './format-tool-result.js';
 import { runsTasks, taskSupportOf } from './tool-index.js';
 
 /** Whether a call to `tool` runs as a task: the tool needs or allows it, and the server runs tasks. */
 export function asTask(connection: Connection, tool: string): boolean {
+  if (!runsTasks(connection)) return false;
   const support = taskSupportOf(connection.tools.find((entry) => entry.name === tool));
-  return (support === 'required' || support === 'optional') && runsTasks(connection);
+  return support === 'required' || support === 'optional';
 }
 
 /**
@@ -17,8 +18,9 @@ export function asTask(connection: Connection, tool: string): boolean {
  */
 export async function callAsTask(
   client: Client,
-  params: { name: string; arguments: Record<string, unknown> },
+  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
   call: RequestOptions,
+  request: Pick<InFlightRequest, 'progressed'>,
 ): Promise<RawToolResult> {
   let taskId: string | undefined;
   let updates = 0;
@@ -37,7 +39,7 @@ export async function callAsTask(
       if (message.type === 'taskCreated' || message.type === 'taskStatus') {
         taskId = message.task.taskId;
         updates += 1;
-        call.onprogress?.({
+        request.progressed({
           progress: updates,
           message: message.task.statusMessage ?? message.task.status,
         });
