@@ -1,4 +1,3 @@
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../logger.js';
 import { environmentSecrets, type Redactor } from '../redaction.js';
@@ -28,11 +27,12 @@ function keepSecrets(context: TransportContext, personal: string | undefined, va
 }
 
 /** stdio: the child gets only a minimal inherited environment plus its configured `env`; stderr is kept. */
-function stdioTransport(connection: McpConnection, context: TransportContext): Transport {
+async function stdioTransport(connection: McpConnection, context: TransportContext): Promise<Transport> {
   const config = connection.config;
   if (config.transport !== 'stdio') throw new Error(`${config.transport} is not stdio`);
   // Secrets passed on purpose in the child's env are secrets of the host too (a person's are theirs).
   keepSecrets(context, config.personalSecret, environmentSecrets(config.env));
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const transport = new StdioClientTransport({
     command: config.command,
     args: config.args,
@@ -52,8 +52,9 @@ function stdioTransport(connection: McpConnection, context: TransportContext): T
 }
 
 /**
- * The transport of one MCP server. Streamable HTTP and SSE are loaded only when a config asks for them,
- * and send their headers through a fetch that fills the templates per request (the request's tokens,
+ * The transport of one MCP server. Each transport's module is loaded only when a config asks for it
+ * (stdio's alone is a fifth of the SDK client's import time); HTTP and SSE
+ * send their headers through a fetch that fills the templates per request (the request's tokens,
  * then the environment) and caps every response body.
  */
 export async function createTransport(
