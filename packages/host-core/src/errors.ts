@@ -20,7 +20,9 @@ export type HostErrorCode =
   /** The call needs the asking person's credential: missing, or sent and refused. */
   | 'MISSING_CREDENTIALS'
   /** The caller's signal aborted the turn or the request. */
-  | 'CANCELLED';
+  | 'CANCELLED'
+  /** Connecting a server with OAuth failed at a named step (discovery, registration, the redirect, tokens). */
+  | 'AUTHORIZATION_FAILED';
 
 /** Base of every error host-core throws on purpose. */
 export class HostError extends Error {

@@ -18,6 +18,7 @@ export {
   loadMcpConfig,
   McpConfigError,
   mcpConfigPath,
+  type OAuthSettings,
   type OpenApiServerConfig,
   parseMcpConfig,
   type RemoteServerConfig,
@@ -55,6 +56,15 @@ export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 export type { McpHost, McpView } from './mcp-host.js';
+export { AuthorizationError } from './oauth/authorization-error.js';
+export type { OAuthGrant } from './oauth/grant.js';
+export type { OAuthOptions, OAuthService } from './oauth/oauth-service.js';
+export {
+  memoryOAuthStore,
+  type OAuthRecords,
+  type OAuthStore,
+  oauthStoreOver,
+} from './oauth/oauth-store.js';
 export {
   type ConnectProblem,
   People,

@@ -1,3 +1,4 @@
+import type { RemoteServerConfig } from './config/server-types.js';
 import type {
   CallToolOptions,
   FilledPrompt,
@@ -9,6 +10,7 @@ import type {
 } from './mcp/client-manager.js';
 import type { Person } from './mcp/person-view.js';
 import type { PersonKey } from './mcp/personal-pool.js';
+import type { OAuthService } from './oauth/oauth-service.js';
 import type { ToolHost } from './tool-host.js';
 
 /**
@@ -51,6 +53,10 @@ export interface McpView extends ToolHost {
 export interface McpHost extends McpView {
   /** Every configured server: its state, tool count and (when failed) why. */
   status(): ServerStatus[];
+  /** MCP authorization (each person's OAuth grants); undefined when the app set none up. */
+  readonly oauth: OAuthService | undefined;
+  /** A configured remote server's config (what connecting it with OAuth needs). */
+  remoteConfig(server: string): RemoteServerConfig | undefined;
   /** One person's view for one turn: their workspace's servers, their own credentials and connections. */
   forPerson(person: Person): Promise<McpView>;
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */

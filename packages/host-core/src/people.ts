@@ -3,6 +3,8 @@ import { silentLogger } from './logger.js';
 import type { ServerStatus } from './mcp/manager-types.js';
 import { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 import type { McpHost, McpView } from './mcp-host.js';
+import { AuthorizationError } from './oauth/authorization-error.js';
+import { type OAuthRecords, oauthStoreOver } from './oauth/oauth-store.js';
 
 /** Who: a person of a workspace (Slack's team and user ids, or the terminal's local ones). */
 export interface PersonRef {
@@ -15,6 +17,8 @@ export interface PersonRef {
  * settings. `@ai-assistant/store`'s `Store` is one; a test can be another.
  */
 export interface PeopleStore {
+  /** Where OAuth flows, client registrations and refresh claims are kept (default: this process's memory). */
+  oauth?: OAuthRecords;
   credentials: {
     /** Every secret of one person, by server, decrypted for one turn. */
     of(workspace: string, user: string): Promise<{ secrets: Record<string, string> }>;
@@ -40,7 +44,7 @@ export interface WorkspaceServer extends ServerStatus {
 }
 
 /** Why a server cannot take a person's credential. */
-export type ConnectProblem = 'unknown server' | 'not personal' | 'no store';
+export type ConnectProblem = 'unknown server' | 'not personal' | 'no store' | 'no oauth';
 
 /** Options of {@link People}. */
 export interface PeopleOptions {
@@ -133,7 +137,50 @@ export class People {
     if (!server) return 'unknown server';
     if (!server.personalCredential) return 'not personal';
     if (!this.store) return 'no store';
+    if (server.oauth && !this.host?.oauth) return 'no oauth';
     return server;
+  }
+
+  /**
+   * Starts connecting a person to an OAuth server: the URL they open (the authorization server), valid
+   * 10 minutes. Throws `AuthorizationError` naming the step that failed.
+   */
+  async beginConnect(person: PersonRef, server: string): Promise<{ url: string; expiresAt: Date }> {
+    const { oauth, config } = this.oauthOf(server);
+    return oauth.begin(person, config);
+  }
+
+  /**
+   * Completes an OAuth connection from the redirect back to the app (its full URL): the state is
+   * checked, the code exchanged, the tokens stored as the person's credential; their connection to the
+   * server opens with them on their next turn. Returns whose it was.
+   */
+  async completeConnect(callback: string | URL): Promise<PersonRef & { server: string }> {
+    const oauth = this.host?.oauth;
+    if (!oauth) throw new AuthorizationError(undefined, 'redirect', 'OAuth is not set up on this host');
+    const done = await oauth.complete(callback, (server) => this.host?.remoteConfig(server));
+    this.host?.forgetCredential(done, done.server);
+    this.logger.info({ ...done }, 'OAuth server connected');
+    return done;
+  }
+
+  /** The client ID metadata document the app serves (OAuth), when OAuth is set up. */
+  clientMetadataDocument(): Record<string, unknown> | undefined {
+    return this.host?.oauth?.clientMetadataDocument();
+  }
+
+  private oauthOf(server: string) {
+    const config = this.host?.remoteConfig(server);
+    if (config?.oauth?.grant !== 'authorization_code')
+      throw new AuthorizationError(server, 'start', 'this server is not connected with OAuth');
+    const oauth = this.host?.oauth;
+    if (!oauth || !this.store)
+      throw new AuthorizationError(
+        server,
+        'start',
+        'OAuth is not set up on this host: it needs a store and the public URL people are sent back to',
+      );
+    return { oauth, config };
   }
 
   /** Stores a person's secret for a server; their own connections to it close and reopen with it. */
@@ -146,7 +193,11 @@ export class People {
 
   /** Deletes a person's secret for a server (their connections to it close now); whether there was one. */
   async disconnect(person: PersonRef, server: string): Promise<boolean> {
-    const deleted = (await this.store?.credentials.delete(person.workspace, person.user, server)) ?? false;
+    const oauth = this.host?.remoteConfig(server)?.oauth ? this.host.oauth : undefined;
+    // An OAuth connection's tokens are revoked at the authorization server first.
+    const deleted = oauth
+      ? await oauth.disconnect(person, server)
+      : ((await this.store?.credentials.delete(person.workspace, person.user, server)) ?? false);
     this.host?.forgetCredential(person, server);
     if (deleted) this.logger.info({ ...person, server }, 'credential disconnected');
     return deleted;
@@ -184,8 +235,10 @@ export class People {
 }
 
 /** Options of {@link startPeople}: MCP's (see `startMcpFromEnvironment`), the store and the app's hint. */
-export interface StartPeopleOptions extends StartMcpOptions, PeopleOptions {
+export interface StartPeopleOptions extends Omit<StartMcpOptions, 'oauth'>, PeopleOptions {
   store?: PeopleStore;
+  /** MCP authorization: the exact redirect URI (the app's callback) and, optionally, its client metadata URL. */
+  oauth?: Omit<NonNullable<StartMcpOptions['oauth']>, 'store'>;
 }
 
 /**
@@ -193,8 +246,12 @@ export interface StartPeopleOptions extends StartMcpOptions, PeopleOptions {
  * the {@link People} over them and the store. Throws what `startMcpFromEnvironment` throws.
  */
 export async function startPeople(options: StartPeopleOptions = {}): Promise<People> {
-  const { store, connectHint, ...mcp } = options;
-  const host = await startMcpFromEnvironment(mcp);
+  const { store, connectHint, oauth, ...mcp } = options;
+  const host = await startMcpFromEnvironment({
+    ...mcp,
+    // Grants are people's credentials; flows, registrations and refresh claims the store's records.
+    ...(oauth && store ? { oauth: { ...oauth, store: oauthStoreOver(store.credentials, store.oauth) } } : {}),
+  });
   return new People(host, store, {
     ...(options.logger ? { logger: options.logger } : {}),
     ...(connectHint ? { connectHint } : {}),

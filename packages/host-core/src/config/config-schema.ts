@@ -60,6 +60,22 @@ export const serverSchema = z.object({
   openapi_spec: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
   openapi_base_url: z.string().min(1).optional(),
   security: stringMap.optional(),
+  oauth: z
+    .union([
+      z.boolean(),
+      z
+        .object({
+          grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+          client_id: z.string().min(1).optional(),
+          client_secret: z.string().min(1).optional(),
+          private_key: z.string().min(1).optional(),
+          signing_algorithm: z.string().min(1).optional(),
+          scope: z.string().min(1).optional(),
+          issuer: z.string().min(1).optional(),
+        })
+        .strict(),
+    ])
+    .optional(),
 });
 export const fileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) });
 
@@ -99,6 +115,8 @@ export const expectations: Record<string, string> = {
   openapi_spec: 'an OpenAPI 3.x document (an object) or the path of one (a string)',
   openapi_base_url: 'a non-empty string (an http:// or https:// URL)',
   security: 'an object mapping security scheme names to string values',
+  oauth:
+    'true (each person connects with OAuth) or an object with "grant" ("authorization_code" or "client_credentials"), "client_id", "client_secret", "private_key", "signing_algorithm", "scope", "issuer" (the authorization server that may receive the client\'s credentials)',
 };
 
 /**

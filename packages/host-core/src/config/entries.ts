@@ -3,7 +3,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { builtinTools } from '../tools/builtin-tools.js';
 import { type CompiledOpenApi, compileOpenApi, OpenApiSpecError } from '../tools/openapi-tools.js';
 import { expectations, McpConfigError, type serverSchema } from './config-schema.js';
-import type { BuiltinServerConfig, CommonServerConfig, OpenApiServerConfig } from './server-types.js';
+import type {
+  BuiltinServerConfig,
+  CommonServerConfig,
+  OAuthSettings,
+  OpenApiServerConfig,
+} from './server-types.js';
 
 /** One entry as the schema read it. */
 export type RawEntry = import('zod').infer<typeof serverSchema>;
@@ -158,4 +163,46 @@ export function openApiEntry(
     headers: entry.headers ?? {},
     security: entry.security ?? {},
   } satisfies OpenApiServerConfig;
+}
+
+/**
+ * A remote entry's `oauth`: `true` is the authorization-code flow with the host's own client identity;
+ * an object may name a pre-registered client, `client_credentials`, and fallback scopes. Secrets may be
+ * `${VAR}`s (redacted like every value taken from the environment).
+ */
+export function oauthOf(
+  raw: RawEntry['oauth'],
+  env: NodeJS.ProcessEnv,
+  where: string,
+  file: string,
+): OAuthSettings | undefined {
+  if (raw === undefined || raw === false) return undefined;
+  if (raw === true) return { grant: 'authorization_code' };
+  const value = (field: keyof typeof raw) => {
+    const text = raw[field];
+    return text === undefined ? undefined : expand(text, env, `${where}.${field}`, file);
+  };
+  const settings: OAuthSettings = {
+    grant: raw.grant ?? 'authorization_code',
+    ...(raw.client_id ? { clientId: value('client_id') } : {}),
+    ...(raw.client_secret ? { clientSecret: value('client_secret') } : {}),
+    ...(raw.private_key ? { privateKey: value('private_key') } : {}),
+    ...(raw.signing_algorithm ? { signingAlgorithm: raw.signing_algorithm } : {}),
+    ...(raw.scope ? { scope: raw.scope } : {}),
+    ...(raw.issuer ? { issuer: value('issuer') } : {}),
+  };
+  if (settings.grant === 'client_credentials') {
+    if (!settings.clientId)
+      throw new McpConfigError(
+        `${file}: ${where}.client_id: "client_credentials" needs the client registered for the host at the authorization server (client_id, with client_secret or private_key)`,
+      );
+    if (!settings.clientSecret && !settings.privateKey)
+      throw new McpConfigError(
+        `${file}: ${where}: "client_credentials" needs "client_secret" or "private_key" (a PEM key for private_key_jwt)`,
+      );
+  } else if (settings.privateKey)
+    throw new McpConfigError(
+      `${file}: ${where}.private_key: private_key_jwt is for "grant": "client_credentials"; an authorization-code client uses "client_secret" or none`,
+    );
+  return settings;
 }

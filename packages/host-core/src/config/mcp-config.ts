@@ -18,6 +18,7 @@ import {
   expand,
   expandAll,
   namesPersonToken,
+  oauthOf,
   openApiEntry,
 } from './entries.js';
 import type {
@@ -32,6 +33,7 @@ export type {
   ApprovalPolicy,
   BuiltinServerConfig,
   CommonServerConfig,
+  OAuthSettings,
   OpenApiServerConfig,
   RemoteServerConfig,
   ServerConfig,
@@ -191,7 +193,12 @@ export function parseMcpConfig(
         : {}),
       ...(entry.log_level ? { logLevel: entry.log_level } : {}),
     };
-    return withPersonalCredential(serverOf(entry, kind, common, where), path, where);
+    return withPersonalCredential(
+      serverOf(entry, kind, common, where),
+      path,
+      where,
+      () => entry.oauth !== undefined && entry.oauth !== false,
+    );
   });
 
   function serverOf(
@@ -239,7 +246,14 @@ export function parseMcpConfig(
       throw new McpConfigError(`${path}: ${where}.url: expected ${expectations.url}`);
     }
     // Header values stay templates: they are filled per request (tokens, then the environment).
-    return { ...common, transport: kind, url, headers: entry.headers ?? {} } satisfies RemoteServerConfig;
+    const oauth = oauthOf(entry.oauth, environment, `${where}.oauth`, path);
+    return {
+      ...common,
+      transport: kind,
+      url,
+      headers: entry.headers ?? {},
+      ...(oauth ? { oauth } : {}),
+    } satisfies RemoteServerConfig;
   }
 }
 
@@ -247,7 +261,12 @@ export function parseMcpConfig(
  * Marks a server whose templates name `${token}` (each person brings their own credential) and checks
  * that `connection: "per_user"` is used where it can work.
  */
-function withPersonalCredential(config: ServerConfig, path: string, where: string): ServerConfig {
+function withPersonalCredential(
+  config: ServerConfig,
+  path: string,
+  where: string,
+  entryHasOAuth: (config: ServerConfig) => boolean,
+): ServerConfig {
   const templates =
     config.transport === 'stdio'
       ? config.env
@@ -256,6 +275,15 @@ function withPersonalCredential(config: ServerConfig, path: string, where: strin
         : config.transport === 'builtin'
           ? {}
           : config.headers;
+  if (entryHasOAuth(config) && config.transport !== 'http' && config.transport !== 'sse')
+    throw new McpConfigError(
+      `${path}: ${where}.oauth: MCP authorization is for remote servers ("http" or "sse"); a ${config.transport} server takes its credentials in its ${config.transport === 'stdio' ? 'env' : 'headers or security'}`,
+    );
+  // An authorization-code server: each person connects their own account, on their own connection.
+  const oauthPerPerson =
+    (config.transport === 'http' || config.transport === 'sse') &&
+    config.oauth?.grant === 'authorization_code';
+  if (oauthPerPerson) return { ...config, personalCredential: true, connection: 'per_user' };
   const personalCredential = namesPersonToken(templates);
   if (config.transport === 'stdio' && personalCredential && config.connection !== 'per_user')
     throw new McpConfigError(

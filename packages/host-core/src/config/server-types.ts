@@ -84,6 +84,29 @@ export interface RemoteServerConfig extends CommonServerConfig {
   transport: 'http' | 'sse';
   url: string;
   headers: Record<string, string>;
+  /** MCP authorization (OAuth 2.1): how the host gets this server's access tokens. */
+  oauth?: OAuthSettings;
+  /** Set on a person's own connection to an OAuth server: whose tokens it uses. */
+  oauthPerson?: { workspace: string; user: string };
+}
+
+/**
+ * A remote server's OAuth settings. `authorization_code`: each person connects their own account
+ * (per-person connections). `client_credentials`: the operator's client, one connection for everyone.
+ * A `client_id` is a pre-registered client (for authorization servers without registration); without
+ * one the host uses its client ID metadata document where the server supports it, else registers.
+ */
+export interface OAuthSettings {
+  grant: 'authorization_code' | 'client_credentials';
+  clientId?: string;
+  clientSecret?: string;
+  /** A PEM private key: `private_key_jwt` client authentication (client_credentials). */
+  privateKey?: string;
+  signingAlgorithm?: string;
+  /** Scopes to ask for when neither the server's challenge nor its metadata names any. */
+  scope?: string;
+  /** client_credentials: the only authorization server the client's credentials are sent to. */
+  issuer?: string;
 }
 
 /** Tools implemented inside the host (see `builtinTools`). */

@@ -1,6 +1,7 @@
-import type { ServerConfig } from '../config/mcp-config.js';
+import type { RemoteServerConfig, ServerConfig } from '../config/mcp-config.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { McpView } from '../mcp-host.js';
+import { OAuthService } from '../oauth/oauth-service.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
 import type { ToolDefinition } from '../types.js';
 import { promptsOf, resourcesOf, templatesOf } from './catalog.js';
@@ -56,19 +57,26 @@ export class McpClientManager {
   private readonly supervisor: Supervisor;
   private readonly requests: Requests;
   private readonly pool: PersonalPool;
+  /** MCP authorization: each person's OAuth grants (undefined: the app gave no redirect URI). */
+  readonly oauth: OAuthService | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientManagerOptions = {}) {
     this.env = options.env ?? process.env;
     this.redactor = options.redactor ?? new Redactor(environmentSecrets(this.env));
     this.logger = this.redactor.wrap(options.logger ?? silentLogger);
+    const now = options.now ?? (() => new Date());
+    this.oauth = options.oauth
+      ? new OAuthService({ ...options.oauth, redactor: this.redactor, logger: this.logger, now })
+      : undefined;
     this.context = {
       logger: this.logger,
       redactor: this.redactor,
       env: this.env,
       clientInfo: options.clientInfo ?? { name: 'ai-assistant', version: '0.1.0' },
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-      now: options.now ?? (() => new Date()),
+      now,
+      ...(this.oauth ? { oauth: this.oauth } : {}),
       onToolsChanged: () => this.rebuildIndex(),
       onFailed: (connection) => this.supervisor.failed(connection),
     };
@@ -170,6 +178,12 @@ export class McpClientManager {
   ): Promise<string[]> {
     const connection = this.connectionOf(server, `prompt ${prompt}`);
     return this.requests.completePromptArgument(connection, prompt, argument, context, options);
+  }
+
+  /** A configured remote server's config (for connecting it with OAuth). */
+  remoteConfig(server: string): RemoteServerConfig | undefined {
+    const config = this.connections.get(server)?.config;
+    return config?.transport === 'http' || config?.transport === 'sse' ? config : undefined;
   }
 
   /** The server and original tool name behind a model-facing name. */

@@ -1,5 +1,6 @@
 import type { ApprovalPolicy, ServerConfig } from '../config/mcp-config.js';
 import type { Logger } from '../logger.js';
+import type { OAuthOptions } from '../oauth/oauth-service.js';
 import type { Redactor } from '../redaction.js';
 import type { PersonalPoolOptions } from './personal-pool.js';
 import type { RestartPolicy } from './supervisor.js';
@@ -36,6 +37,11 @@ export interface McpClientManagerOptions {
   maxConcurrentPerServer?: number;
   /** Per-person connections (`connection: "per_user"`): idle timeout (default 10 min) and cap (default 100). */
   personalPool?: PersonalPoolOptions;
+  /**
+   * MCP authorization for `oauth` servers: where grants and flows are kept, and the exact redirect URI
+   * (the app's callback). Without it, OAuth servers cannot be connected.
+   */
+  oauth?: Omit<OAuthOptions, 'redactor' | 'logger' | 'now'>;
 }
 
 /** Where a server stands. */
@@ -59,8 +65,10 @@ export interface ServerStatus {
   toolCount: number;
   /** Which tools wait for a person's approval (`auto`, `writes`, `always`, or the names). */
   approval: ApprovalPolicy;
-  /** Each person brings their own credential (`${token}` in its templates). */
+  /** Each person brings their own credential (`${token}` in its templates, or OAuth). */
   personalCredential: boolean;
+  /** Each person connects it with OAuth (MCP authorization) rather than a pasted token. */
+  oauth?: boolean;
   /** Whether a workspace has it before an admin acts. */
   enabledByDefault: boolean;
   /** Where a person creates the token it needs (`credential_help`). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServerConfig } from '../config/mcp-config.js';
+import { credentialIdentity } from '../oauth/grant.js';
 import {
   type Connection,
   type ConnectionContext,
@@ -38,10 +39,17 @@ interface Entry {
 }
 
 const keyOf = (person: PersonKey, server: string) => `${person.workspace}\u0000${person.user}\u0000${server}`;
-const fingerprintOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
+// An OAuth grant's tokens change at each refresh; its id does not, so the connection stays open.
+const fingerprintOf = (secret: string) =>
+  createHash('sha256').update(credentialIdentity(secret)).digest('hex');
 
-/** A server's config with `${token}` filled with one person's secret, for a connection of their own. */
-function configFor(config: ServerConfig, secret: string): ServerConfig {
+/**
+ * A server's config with `${token}` filled with one person's secret, for a connection of their own;
+ * an OAuth server's names whose tokens it uses (the host's OAuth service keeps them fresh).
+ */
+function configFor(config: ServerConfig, secret: string, person: PersonKey): ServerConfig {
+  if ((config.transport === 'http' || config.transport === 'sse') && config.oauth)
+    return { ...config, oauthPerson: { workspace: person.workspace, user: person.user } };
   const fill = (values: Record<string, string>) =>
     Object.fromEntries(
       Object.entries(values).map(([key, value]) => [
@@ -113,7 +121,7 @@ export class PersonalPool {
       if (full) return refused(config, full);
       // Hidden in the logs; in output only in this person's own turns (their view passes it).
       this.context.redactor.add([secret]);
-      const connection = newConnection(configFor(config, secret));
+      const connection = newConnection(configFor(config, secret, person));
       const created: Entry = {
         key,
         workspace: person.workspace,

@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { HostError } from '../errors.js';
+import { AuthorizationError } from '../oauth/authorization-error.js';
 import { credentialsNeeded, requestCancelled, requestFailed, requestTimedOut } from './errors.js';
 import { MissingCredentialsError } from './local-servers.js';
 
@@ -37,6 +38,8 @@ export function toRequestError(error: unknown, request: FailedRequest): Error {
     (error instanceof HostError && error.code === 'REQUEST_TIMEOUT');
   if (timedOut) return requestTimedOut(what, server, request.timeoutMs, { cause: error });
   if (error instanceof MissingCredentialsError) return credentialsNeeded(what, server, error.placeholders);
+  // A person's OAuth connection the host cannot get a token for: they connect again.
+  if (error instanceof AuthorizationError) return credentialsNeeded(what, server, ['token'], 401);
   // A server that refuses the person's own credential: it expired or was revoked, and they can fix it.
   const status = (error as { code?: unknown } | undefined)?.code;
   if (request.personal && (status === 401 || status === 403))

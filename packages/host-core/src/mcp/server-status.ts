@@ -15,6 +15,10 @@ export function statusOf(connection: Connection, redactor: Redactor): ServerStat
     toolCount: listedStates.has(connection.state) ? visibleTools(connection).length : 0,
     approval: approvalPolicy(connection),
     personalCredential: config.personalCredential ?? false,
+    ...((config.transport === 'http' || config.transport === 'sse') &&
+    config.oauth?.grant === 'authorization_code'
+      ? { oauth: true }
+      : {}),
     enabledByDefault: config.enabledByDefault ?? true,
     ...(config.credentialHelp ? { credentialHelp: config.credentialHelp } : {}),
     ...(config.systemInstruction ? { description: config.systemInstruction } : {}),

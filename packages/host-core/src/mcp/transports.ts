@@ -1,5 +1,8 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { OAuthSettings, RemoteServerConfig } from '../config/server-types.js';
 import type { Logger } from '../logger.js';
+import type { OAuthService } from '../oauth/oauth-service.js';
 import { environmentSecrets, type Redactor } from '../redaction.js';
 import { defaultMaxResponseBytes } from '../tools/openapi-call.js';
 import { capResponse } from './capped-response.js';
@@ -12,6 +15,8 @@ export interface TransportContext {
   logger: Logger;
   redactor: Redactor;
   env: NodeJS.ProcessEnv;
+  /** MCP authorization for OAuth servers (unset: the host has no public URL to be redirected to). */
+  oauth?: OAuthService;
 }
 
 /**
@@ -76,20 +81,67 @@ export async function createTransport(
       fillHeaders(config.headers, currentTokens(), context.env).headers,
     ))
       headers.set(header, value);
-    return fetch(input, { ...init, headers }).then((response) =>
-      capResponse(response, config.maxResponseBytes ?? defaultMaxResponseBytes),
-    );
+    return fetch(input, { ...init, headers }).then((response) => {
+      // A person's server asking for more access (403 insufficient_scope): their next connect asks for it.
+      if (person && response.status === 403) context.oauth?.noteChallenge(person, config.name, response);
+      return capResponse(response, config.maxResponseBytes ?? defaultMaxResponseBytes);
+    });
   };
+  const person = config.oauthPerson;
+  const authProvider = config.oauth ? await oauthProvider(config, context) : undefined;
   const url = new URL(config.url);
   if (config.transport === 'http') {
     const { StreamableHTTPClientTransport } = await import(
       '@modelcontextprotocol/sdk/client/streamableHttp.js'
     );
-    return new StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders });
+    return new StreamableHTTPClientTransport(url, {
+      fetch: fetchWithHeaders,
+      ...(authProvider ? { authProvider } : {}),
+    });
   }
   const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
   return new SSEClientTransport(url, {
     fetch: fetchWithHeaders,
     eventSourceInit: { fetch: fetchWithHeaders },
+    ...(authProvider ? { authProvider } : {}),
   });
+}
+
+/**
+ * How an OAuth server's connection authenticates: a person's connection with their tokens (refreshed
+ * by the host's OAuth service); a `client_credentials` server with the operator's client, through the
+ * SDK's providers (client secret, or a `private_key_jwt` assertion).
+ */
+async function oauthProvider(
+  config: RemoteServerConfig,
+  context: TransportContext,
+): Promise<OAuthClientProvider> {
+  const oauth = config.oauth as OAuthSettings;
+  if (oauth.grant === 'client_credentials') {
+    const { ClientCredentialsProvider, PrivateKeyJwtProvider } = await import(
+      '@modelcontextprotocol/sdk/client/auth-extensions.js'
+    );
+    const clientId = oauth.clientId as string;
+    return oauth.privateKey
+      ? new PrivateKeyJwtProvider({
+          clientId,
+          privateKey: oauth.privateKey,
+          algorithm: oauth.signingAlgorithm ?? 'RS256',
+          ...(oauth.scope ? { scope: oauth.scope } : {}),
+          ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}),
+        })
+      : new ClientCredentialsProvider({
+          clientId,
+          clientSecret: oauth.clientSecret as string,
+          ...(oauth.scope ? { scope: oauth.scope } : {}),
+          ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}),
+        });
+  }
+  if (!config.oauthPerson)
+    throw new Error('an OAuth server is connected per person: open it through a person’s view');
+  if (!context.oauth)
+    throw new Error(
+      'OAuth is not set up on this host: it needs the public URL people are sent back to (see README, "Remote servers with OAuth")',
+    );
+  return context.oauth.transportProvider(config.oauthPerson, config);
 }

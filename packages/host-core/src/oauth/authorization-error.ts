@@ -1,0 +1,36 @@
+import { HostError } from '../errors.js';
+
+/**
+ * Connecting a server with OAuth failed: names the server and the step (discovery, registration, the
+ * authorization request, the redirect, the token request, a refresh), never a token.
+ */
+export class AuthorizationError extends HostError {
+  override name = 'AuthorizationError';
+  /** The person has to connect again (their tokens are gone or refused). */
+  readonly reconnect: boolean;
+
+  constructor(
+    readonly server: string | undefined,
+    readonly step: string,
+    detail: string,
+    options?: { cause?: unknown; reconnect?: boolean },
+  ) {
+    super(
+      'AUTHORIZATION_FAILED',
+      `${server ? `connecting "${server}"` : 'connecting a server'} failed at the ${step}: ${detail}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.reconnect = options?.reconnect ?? false;
+  }
+}
+
+/** One line about an SDK, network or OAuth error (its OAuth error code where it has one). */
+export function describeOAuthError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).slice(0, 300);
+  const code = (error as { errorCode?: unknown }).errorCode;
+  const cause = (error as { cause?: unknown }).cause;
+  const network = cause instanceof Error && /fetch failed/i.test(error.message) ? ` (${cause.message})` : '';
+  return `${typeof code === 'string' ? `${code}: ` : ''}${error.message}${network}`
+    .replace(/\s+/g, ' ')
+    .slice(0, 300);
+}
