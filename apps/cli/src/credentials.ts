@@ -1,5 +1,11 @@
 import { userInfo } from 'node:os';
-import type { ConnectProblem, Logger, PeopleStore, PersonRef } from '@ai-assistant/host-core';
+import {
+  type ConnectProblem,
+  type Logger,
+  memoryOAuthStore,
+  type PeopleStore,
+  type PersonRef,
+} from '@ai-assistant/host-core';
 import { openStoreFromEnvironment, type Store } from '@ai-assistant/store';
 
 /** The terminal's person: the local workspace and the operating system's user. */
@@ -14,6 +20,7 @@ export function connectProblem(server: string | undefined, problem: ConnectProbl
   if (problem === 'unknown server') return `No server named ${server}. Try /servers.`;
   if (problem === 'not personal')
     return `${server} does not take a personal credential: everyone uses it as configured.`;
+  if (problem === 'no oauth') return `${server} signs in with OAuth, which is not set up here.`;
   return 'Credentials cannot be stored here.';
 }
 
@@ -38,6 +45,9 @@ export class LocalStore implements PeopleStore {
     delete: async (workspace, user, server) =>
       (await this.open()).credentials.delete(workspace, user, server),
   };
+
+  /** OAuth flows run in this process: their records and refresh claims stay in its memory. */
+  readonly oauth = memoryOAuthStore();
 
   readonly workspaces: PeopleStore['workspaces'] = {
     settings: async () => new Map(),

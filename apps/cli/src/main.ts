@@ -25,6 +25,7 @@ import { checkConfig } from './check-config.js';
 import { completeLine, helpText, plural, runCommand } from './commands.js';
 import { connectCommand, connectProblem, LocalStore, localPerson } from './credentials.js';
 import { askAtPrompt, unattendedAnswer } from './elicitation.js';
+import { connectWithBrowser, loopbackRedirect } from './oauth.js';
 import { describeEvent, failure, logDestination, setupMessage, unconfiguredProvider } from './output.js';
 
 const write = (text: string) => process.stdout.write(text);
@@ -91,7 +92,15 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   const store = new LocalStore(env, logger);
   let people: People | undefined;
   try {
-    people = await startPeople({ env, logger, redactor, store, connectHint: connectCommand });
+    people = await startPeople({
+      env,
+      logger,
+      redactor,
+      store,
+      connectHint: connectCommand,
+      // MCP servers with OAuth: the browser comes back to this machine's loopback (RFC 8252).
+      oauth: { redirectUrl: loopbackRedirect(env).url, clientName: 'ai-assistant (terminal)' },
+    });
     const door = people;
     // No shared tools: each turn brings the local person's view (People.viewFor).
     const chat = new ChatService({
@@ -185,9 +194,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         else if (word === '/disconnect')
           write(
             (await door.disconnect(localPerson, server))
-              ? `Disconnected ${server}: your token is deleted.\n`
+              ? `Disconnected ${server}: ${found?.oauth ? 'your tokens are revoked and deleted' : 'your token is deleted'}.\n`
               : `You had not connected ${server}.\n`,
           );
+        else if (found?.oauth)
+          write(`${await connectWithBrowser({ people: door, person: localPerson, server, env, write })}\n`);
         else {
           const help = found?.credentialHelp;
           if (help) write(`${help}\n`);

@@ -14,6 +14,7 @@ import { SlackApprovals } from './slack/approvals.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { SlackElicitations } from './slack/elicitation.js';
 import { StoreInstallations } from './slack/installations.js';
+import { ConnectMessages, oauthCallbackPage } from './slack/oauth-connect.js';
 import { offerConnect, personOf } from './slack/people.js';
 import { EventClaims, StoreHealth } from './slack/replicas.js';
 import type { BotIdentity } from './slack/thread-history.js';
@@ -87,6 +88,7 @@ export function createSlackBot({
         ...(config.oauth.redirectUri ? { redirectUri: config.oauth.redirectUri } : {}),
       }
     : undefined;
+  const connectMessages = new ConnectMessages(store?.sealed);
   const server = createHttpServer({
     health: async () =>
       healthReport(
@@ -95,15 +97,30 @@ export function createSlackBot({
         await storeHealth.report(),
       ),
     ...(receiver ? { slack: receiver.requestListener } : {}),
-    ...(installer && installOptions
-      ? {
-          pages: {
+    pages: {
+      ...(installer && installOptions
+        ? {
             '/slack/install': (request, response) =>
               installer.handleInstallPath(request, response, undefined, installOptions),
             '/slack/oauth_redirect': (request, response) => installer.handleCallback(request, response),
-          },
-        }
-      : {}),
+          }
+        : {}),
+      // MCP servers with OAuth: people come back here from their authorization server.
+      ...(config.publicUrl
+        ? {
+            '/oauth/callback': oauthCallbackPage({
+              people,
+              messages: connectMessages,
+              publicUrl: config.publicUrl,
+              logger,
+            }),
+            '/oauth/client-metadata.json': async (_request, response) => {
+              response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
+              response.end(JSON.stringify(people.clientMetadataDocument() ?? {}));
+            },
+          }
+        : {}),
+    },
     ...(store ? { accepting: () => storeHealth.ok } : {}),
   });
   const queue = new WorkQueue(config.maxConcurrent);
@@ -120,7 +137,7 @@ export function createSlackBot({
   const elicitations = new SlackElicitations(app.client, logger, config.approvalTimeoutMs);
   registerElicitationActions(app, elicitations);
   const claims = new EventClaims(store?.coordination, storeHealth, logger);
-  registerCredentialActions(app, people, logger);
+  registerCredentialActions(app, people, logger, connectMessages);
   const answering = new Answering({
     threads,
     client: app.client,
@@ -136,7 +153,7 @@ export function createSlackBot({
     claims,
     tools: (question) => people.viewFor(personOf(question)),
     onCredentialNeeded: (question, server, refused) =>
-      void offerConnect(question.client ?? app.client, question, server, logger, refused),
+      void offerConnect(question.client ?? app.client, question, server, people, logger, refused),
   });
   const accept = (question: Parameters<Answering['accept']>[0]) => answering.accept(question);
   registerListeners(app, {

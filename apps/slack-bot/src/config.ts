@@ -57,6 +57,11 @@ export interface BotConfig {
   approvalsPerPerson: number;
   toolLoopMaxIterations?: number;
   toolCallTimeoutMs?: number;
+  /**
+   * `PUBLIC_URL`: where people's browsers reach this bot's HTTP server (no trailing slash). MCP servers
+   * with OAuth send people back to `<PUBLIC_URL>/oauth/callback`; unset, they cannot be connected.
+   */
+  publicUrl?: string;
   /** Tool calls run per round (`MAX_TOOL_CALLS_PER_ROUND`, default 16). */
   maxToolCallsPerRound?: number;
   systemPrompt?: string;
@@ -122,7 +127,13 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     );
   }
   const apiUrl = env.SLACK_API_URL?.trim();
+  const publicUrl = env.PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined;
+  if (publicUrl && !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicUrl))
+    throw new BotConfigError(
+      'PUBLIC_URL must be the URL people’s browsers reach this bot at, e.g. https://bot.example.com (OAuth sends them back to <PUBLIC_URL>/oauth/callback)',
+    );
   return {
+    ...(publicUrl ? { publicUrl } : {}),
     ...(oauth ? { oauth } : { botToken }),
     appToken,
     signingSecret,

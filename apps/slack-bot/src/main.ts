@@ -47,7 +47,26 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     // Each running answer holds a connection for its thread's turn; a few more serve claims and health.
     store = await openStoreFromEnvironment(env, logger, { poolSize: config.maxConcurrent + 4 });
     const provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
-    people = await startPeople({ env, logger, redactor, store, connectHint: connectCommand });
+    people = await startPeople({
+      env,
+      logger,
+      redactor,
+      store,
+      connectHint: connectCommand,
+      // MCP servers with OAuth send people back to this bot's own HTTP server.
+      ...(config.publicUrl
+        ? {
+            oauth: {
+              redirectUrl: `${config.publicUrl}/oauth/callback`,
+              // A client ID metadata document must be served over https.
+              ...(config.publicUrl.startsWith('https://')
+                ? { clientMetadataUrl: `${config.publicUrl}/oauth/client-metadata.json` }
+                : {}),
+              clientName: 'ai-assistant (Slack)',
+            },
+          }
+        : {}),
+    });
     // No shared tools: each turn brings its asker's view (People.viewFor).
     const chat = new ChatService({
       provider,

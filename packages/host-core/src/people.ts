@@ -22,8 +22,8 @@ export interface PeopleStore {
   credentials: {
     /** Every secret of one person, by server, decrypted for one turn. */
     of(workspace: string, user: string): Promise<{ secrets: Record<string, string> }>;
-    /** The servers a person has a credential for (never the secrets). */
-    list(workspace: string, user: string): Promise<Array<{ server: string }>>;
+    /** The servers a person has a credential for (never the secrets), and since when. */
+    list(workspace: string, user: string): Promise<Array<{ server: string; updatedAt?: Date }>>;
     put(workspace: string, user: string, server: string, secret: string): Promise<void>;
     /** Whether there was one. */
     delete(workspace: string, user: string, server: string): Promise<boolean>;
@@ -41,6 +41,8 @@ export interface WorkspaceServer extends ServerStatus {
   enabled: boolean;
   /** Whether this person has stored their own credential for it. */
   connected: boolean;
+  /** Since when (their credential's last change), where the store knows. */
+  connectedSince?: Date;
 }
 
 /** Why a server cannot take a person's credential. */
@@ -124,11 +126,15 @@ export class People {
       this.settings(person.workspace),
       this.connectedServers(person),
     ]);
-    return this.catalog().map((server) => ({
-      ...server,
-      enabled: settings.get(server.name) ?? server.enabledByDefault,
-      connected: mine.has(server.name),
-    }));
+    return this.catalog().map((server) => {
+      const since = mine.get(server.name);
+      return {
+        ...server,
+        enabled: settings.get(server.name) ?? server.enabledByDefault,
+        connected: mine.has(server.name),
+        ...(since ? { connectedSince: since } : {}),
+      };
+    });
   }
 
   /** A configured server that takes a person's own credential, or why it cannot. */
@@ -225,11 +231,14 @@ export class People {
     return (await this.store?.workspaces.settings(workspace)) ?? new Map();
   }
 
-  private async connectedServers(person: PersonRef): Promise<Set<string>> {
+  private async connectedServers(person: PersonRef): Promise<Map<string, Date | undefined>> {
     const personal = this.catalog().some((server) => server.personalCredential);
-    if (!personal || !this.store || !person.user) return new Set();
-    return new Set(
-      (await this.store.credentials.list(person.workspace, person.user)).map((entry) => entry.server),
+    if (!personal || !this.store || !person.user) return new Map();
+    return new Map(
+      (await this.store.credentials.list(person.workspace, person.user)).map((entry) => [
+        entry.server,
+        entry.updatedAt,
+      ]),
     );
   }
 }

@@ -35,6 +35,16 @@ export class Store {
   readonly coordination: Coordination;
   /** Requests waiting for a person's decision, any replica recording it. */
   readonly approvals: Approvals;
+  /**
+   * What MCP authorization keeps besides people's credentials: its flows and client registrations as
+   * sealed records, and refresh claims (one replica refreshes a grant) as event claims.
+   */
+  readonly oauth: {
+    record(kind: string, id: string): Promise<string | undefined>;
+    saveRecord(kind: string, id: string, workspace: string | undefined, value: string): Promise<void>;
+    deleteRecord(kind: string, id: string): Promise<boolean>;
+    claim(id: string, workspace: string): Promise<boolean>;
+  };
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -52,6 +62,13 @@ export class Store {
     this.sealed = new SealedRecords(db, keyring);
     this.coordination = new Coordination(db, engine, logger);
     this.approvals = new Approvals(db, this.coordination);
+    this.oauth = {
+      record: (kind, id) => this.sealed.get(kind, id),
+      saveRecord: (kind, id, workspace, value) =>
+        this.sealed.put(kind, id, workspace ? { workspace } : {}, value),
+      deleteRecord: (kind, id) => this.sealed.delete(kind, id),
+      claim: (id, workspace) => this.coordination.claim({ id, workspace }),
+    };
   }
 
   /**

@@ -1,7 +1,8 @@
-import type { ConnectProblem, Logger, PersonRef, ServerStatus } from '@ai-assistant/host-core';
+import type { ConnectProblem, Logger, People, PersonRef, ServerStatus } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
 import type { Question } from './answer.js';
+import { connectLinkMessage } from './oauth-connect.js';
 
 type WebClient = App['client'];
 
@@ -30,6 +31,8 @@ export function connectProblemText(name: string, problem: ConnectProblem): strin
   if (problem === 'unknown server') return `No server named ${server}. Try \`/assistant servers\`.`;
   if (problem === 'not personal')
     return `${server} does not take a personal credential: everyone uses it as it is configured.`;
+  if (problem === 'no oauth')
+    return `${server} signs in with OAuth, and this bot has no public URL for the sign-in to come back to (the operator sets PUBLIC_URL).`;
   return 'Credentials cannot be stored: the bot runs without its store.';
 }
 
@@ -91,11 +94,26 @@ export async function offerConnect(
   client: WebClient,
   question: Question,
   server: string,
+  people: People,
   logger: Logger,
   /** Their token was sent and refused (expired, revoked): they connect again. */
   refused = false,
 ): Promise<void> {
   if (!question.user) return;
+  const found = people.personalServer(server);
+  if (typeof found !== 'string' && found.oauth) {
+    // An OAuth server: a link to its authorization server, for this person only.
+    const message = await connectLinkMessage(people, personOf(question), server, logger, refused);
+    await client.chat
+      .postEphemeral({
+        channel: question.channel,
+        user: question.user,
+        thread_ts: question.threadTs,
+        ...('problem' in message ? { text: message.problem } : message),
+      } as Parameters<WebClient['chat']['postEphemeral']>[0])
+      .catch((error: unknown) => logger.warn({ server, error }, 'could not offer the Connect link'));
+    return;
+  }
   const name = `\`${escapeSlackText(server)}\``;
   const line = refused
     ? `${name} refused your token: it may have expired or been revoked. Connect it again, then ask again.`

@@ -7,6 +7,7 @@ import type {
   SlackActionMiddlewareArgs,
   SlackViewMiddlewareArgs,
 } from '@slack/bolt';
+import { type ConnectMessages, oauthLinkAction, onConnectLinkPressed } from '../../slack/oauth-connect.js';
 import {
   connectedModal,
   connectModal,
@@ -80,8 +81,9 @@ export function onConnectSubmitted(people: People, logger: Logger) {
   };
 }
 
-/** Registers the Connect button and the connect modal. */
-export function register(app: App, people: People, logger: Logger): void {
+/** Registers the Connect button, the connect modal, and the OAuth Connect link. */
+export function register(app: App, people: People, logger: Logger, messages: ConnectMessages): void {
   app.action<BlockAction<ButtonAction>>(credentialActions.connectButton, onConnectButton(people, logger));
   app.view(credentialActions.modal, onConnectSubmitted(people, logger));
+  app.action<BlockAction<ButtonAction>>(oauthLinkAction, onConnectLinkPressed(messages, logger));
 }

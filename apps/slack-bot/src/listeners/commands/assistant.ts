@@ -9,6 +9,7 @@ import {
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { escapeSlackText } from '../../format/slack-text.js';
 import type { Question } from '../../slack/answer.js';
+import { connectLinkMessage } from '../../slack/oauth-connect.js';
 import { connectModal, connectProblemText, personOf } from '../../slack/people.js';
 import { botOf } from '../../slack/thread-history.js';
 
@@ -41,12 +42,16 @@ function describeServer(server: WorkspaceServer): string {
     : (policyWords[server.approval] ?? server.approval);
   const state =
     server.state === 'per_user'
-      ? 'opens with each person’s token'
+      ? server.oauth
+        ? 'each person signs in with OAuth'
+        : 'opens with each person’s token'
       : `${server.state}, ${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`;
+  const since = server.connectedSince ? ` since ${server.connectedSince.toISOString().slice(0, 10)}` : '';
+  const how = server.oauth ? ' with OAuth' : '';
   const yours = server.personalCredential
     ? server.connected
-      ? '; you: connected ✓'
-      : `; you: not connected (\`/assistant connect ${server.name}\`)`
+      ? `; you: connected${how} ✓${since}`
+      : `; you: not connected (\`/assistant connect ${server.name}\`${server.oauth ? ' to sign in' : ''})`
     : '';
   return `• \`${server.name}\` (${server.transport}) — ${state}; approval: ${policy}${yours}`;
 }
@@ -97,9 +102,18 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
         const deleted = await people.disconnect(person, server.name);
         return void (await say(
           deleted
-            ? `Disconnected \`${server.name}\`: your token is deleted.`
+            ? server.oauth
+              ? `Disconnected \`${server.name}\`: your tokens are revoked and deleted.`
+              : `Disconnected \`${server.name}\`: your token is deleted.`
             : `You had not connected \`${server.name}\`.`,
         ));
+      }
+      if (server.oauth) {
+        const message = await connectLinkMessage(people, person, server.name, dependencies.logger);
+        return void (await respond({
+          response_type: 'ephemeral',
+          ...('problem' in message ? { text: message.problem } : message),
+        } as Parameters<typeof respond>[0]));
       }
       await client.views.open({ trigger_id: command.trigger_id, view: connectModal(server) });
       return;

@@ -1,0 +1,169 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AuthorizationError, type Logger, type People, type PersonRef } from '@ai-assistant/host-core';
+import type { Store } from '@ai-assistant/store';
+import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { escapeSlackText } from '../format/slack-text.js';
+
+/** The Connect link button's action id (its value is the flow's state). */
+export const oauthLinkAction = 'oauth_connect';
+
+/** The message that offered a Connect link, per flow state: the callback marks it ✓ on any replica. */
+export class ConnectMessages {
+  private readonly memory = new Map<string, string>();
+
+  constructor(private readonly sealed?: Store['sealed']) {}
+
+  async remember(state: string, workspace: string, responseUrl: string): Promise<void> {
+    if (this.sealed) await this.sealed.put('oauth-slack-message', state, { workspace }, responseUrl);
+    else this.memory.set(state, responseUrl);
+  }
+
+  /** The message's response_url, once: it is forgotten as it is read. */
+  async take(state: string): Promise<string | undefined> {
+    if (!this.sealed) {
+      const found = this.memory.get(state);
+      this.memory.delete(state);
+      return found;
+    }
+    const found = await this.sealed.get('oauth-slack-message', state);
+    if (found) await this.sealed.delete('oauth-slack-message', state);
+    return found;
+  }
+}
+
+/**
+ * The private message that offers a person an OAuth server's Connect link: the button opens the
+ * authorization server; the link is theirs alone and lasts 10 minutes. Undefined (and logged) when
+ * the flow cannot start; then `problem` says why, in words for the person.
+ */
+export async function connectLinkMessage(
+  people: People,
+  person: PersonRef,
+  server: string,
+  logger: Logger,
+  refused = false,
+): Promise<{ text: string; blocks: unknown[] } | { problem: string }> {
+  const name = `\`${escapeSlackText(server)}\``;
+  let started: { url: string; expiresAt: Date };
+  try {
+    started = await people.beginConnect(person, server);
+  } catch (error) {
+    logger.warn({ server, error }, 'could not start connecting an OAuth server');
+    return {
+      problem: `${name} cannot be connected right now: ${error instanceof AuthorizationError ? escapeSlackText(error.message) : 'the sign-in could not start'}.`,
+    };
+  }
+  const state = new URL(started.url).searchParams.get('state') ?? '';
+  const line = refused
+    ? `${name} needs you to sign in again (your access expired, was revoked, or it needs more access).`
+    : `${name} needs you to sign in with your own account.`;
+  return {
+    text: `${line} Connect it, then ask again.`,
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `🔑 ${line} The link is yours alone and works for 10 minutes; you come back here when done.`,
+        },
+      },
+      {
+        type: 'actions',
+        block_id: 'oauth',
+        elements: [
+          {
+            type: 'button',
+            action_id: oauthLinkAction,
+            text: { type: 'plain_text', text: `${refused ? 'Reconnect' : 'Connect'} ${server}`.slice(0, 75) },
+            url: started.url,
+            value: state,
+            style: 'primary',
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** A Connect link was pressed (Slack opens the URL itself): remember its message for the ✓. */
+export function onConnectLinkPressed(messages: ConnectMessages, logger: Logger) {
+  return async ({
+    ack,
+    body,
+    action,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
+    await ack();
+    const workspace = body.team?.id ?? body.user.team_id ?? 'unknown';
+    if (!action.value || !body.response_url) return;
+    await messages.remember(action.value, workspace, body.response_url).catch((error: unknown) => {
+      logger.warn({ error }, 'could not remember the Connect message');
+    });
+  };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+function page(response: ServerResponse, status: number, title: string, body: string): void {
+  response.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': "default-src 'none'",
+  });
+  response.end(
+    `<!doctype html><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(body)}</p>`,
+  );
+}
+
+/**
+ * `GET /oauth/callback`: where the authorization server sends the person back. The URL checked is
+ * the public one (`PUBLIC_URL` + the path and query), never one built from the request's Host header.
+ * Success: a plain page, and the Slack message that offered the link turns to ✓.
+ */
+export function oauthCallbackPage(options: {
+  people: People;
+  messages: ConnectMessages;
+  publicUrl: string;
+  logger: Logger;
+}) {
+  return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const callback = new URL(request.url ?? '/', `${options.publicUrl}/`);
+    const state = callback.searchParams.get('state') ?? '';
+    try {
+      // This route serves only the callback: the public redirect URI plus what came back in the query.
+      const done = await options.people.completeConnect(
+        `${options.publicUrl}/oauth/callback${callback.search}`,
+      );
+      page(
+        response,
+        200,
+        'Connected — you can close this tab',
+        `${done.server} now works with your own account. Go back to Slack and ask again.`,
+      );
+      const responseUrl = state ? await options.messages.take(state) : undefined;
+      if (responseUrl)
+        await fetch(responseUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            replace_original: true,
+            response_type: 'ephemeral',
+            text: `✓ Connected \`${escapeSlackText(done.server)}\` with your own account. Ask again.`,
+          }),
+          signal: AbortSignal.timeout(10_000),
+        }).catch((error: unknown) =>
+          options.logger.warn({ server: done.server, error }, 'could not mark the Connect message ✓'),
+        );
+    } catch (error) {
+      options.logger.warn({ error }, 'an OAuth redirect was refused');
+      page(
+        response,
+        400,
+        'Not connected',
+        error instanceof AuthorizationError
+          ? error.message
+          : 'The sign-in could not be completed. Start again from Slack.',
+      );
+    }
+  };
+}
