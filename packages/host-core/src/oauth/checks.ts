@@ -1,5 +1,6 @@
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { AuthorizationError } from './authorization-error.js';
+import type { FlowRecord } from './flow-provider.js';
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -55,4 +56,22 @@ export function checkAuthorizationServer(
         `the authorization server's ${field} ${endpoint.slice(0, 200)} is not on https`,
       );
   }
+}
+
+/** RFC 9207: where the AS says it sends `iss` on the redirect, it must be there and be its issuer. */
+export function checkIssuer(server: string, flow: Pick<FlowRecord, 'discovery'>, iss: string | null): void {
+  const metadata = flow.discovery.authorizationServerMetadata;
+  if (!metadata) return;
+  const supported =
+    (metadata as { authorization_response_iss_parameter_supported?: boolean })
+      .authorization_response_iss_parameter_supported === true;
+  if (iss === null && !supported) return;
+  if (iss !== metadata.issuer)
+    throw new AuthorizationError(
+      server,
+      'redirect',
+      iss === null
+        ? 'the authorization server promised an issuer (iss) on the redirect and sent none'
+        : `the redirect names another issuer (${iss.slice(0, 200)}) than the authorization server (${metadata.issuer})`,
+    );
 }

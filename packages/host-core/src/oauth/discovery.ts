@@ -1,0 +1,87 @@
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import type { RemoteServerConfig } from '../config/server-types.js';
+import { checkAuthorizationServer } from './checks.js';
+
+/** An unauthenticated request to the server: its 401 challenge names the metadata and scope. */
+export async function challenge(
+  config: RemoteServerConfig,
+  fetchFn: typeof fetch,
+  clientName: string,
+): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  const response = await fetchFn(config.url, {
+    method: config.transport === 'sse' ? 'GET' : 'POST',
+    headers: {
+      accept: 'application/json, text/event-stream',
+      ...(config.transport === 'sse' ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(config.transport === 'sse'
+      ? {}
+      : {
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 0,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-11-25',
+              capabilities: {},
+              clientInfo: { name: clientName, version: '0' },
+            },
+          }),
+        }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  await response.body?.cancel().catch(() => undefined);
+  if (response.status !== 401) return {};
+  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+  return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+}
+
+/**
+ * The protected resource's metadata (RFC 9728), then the authorization server it names, checked
+ * before anything is sent to it, then that server's metadata (RFC 8414, OpenID). A 2025-03-26 server
+ * without resource metadata: its origin is taken as the authorization server.
+ */
+export async function discover(
+  config: RemoteServerConfig,
+  resourceMetadataUrl: URL | undefined,
+  fetchFn: typeof fetch,
+) {
+  const resourceMetadata = await discoverOAuthProtectedResourceMetadata(
+    config.url,
+    resourceMetadataUrl ? { resourceMetadataUrl } : {},
+    fetchFn,
+  ).catch(() => undefined);
+  const named = resourceMetadata?.authorization_servers?.[0];
+  const authorizationServerUrl = named ?? String(new URL('/', config.url));
+  checkAuthorizationServer(config.name, authorizationServerUrl, undefined, named !== undefined);
+  const authorizationServerMetadata = await discoverAuthorizationServerMetadata(authorizationServerUrl, {
+    fetchFn: fetchFn,
+  });
+  checkAuthorizationServer(
+    config.name,
+    authorizationServerUrl,
+    authorizationServerMetadata,
+    named !== undefined,
+  );
+  return { authorizationServerUrl, authorizationServerMetadata, resourceMetadata };
+}
+
+/** The scope to ask for: the challenge's, else the server's `scopes_supported`, else the config's; plus offline_access where the AS offers it. */
+export function chooseScope(from: {
+  challenge?: string;
+  supported?: string[];
+  configured?: string;
+  offline: boolean;
+}): string | undefined {
+  const base = from.challenge || from.supported?.join(' ') || from.configured;
+  if (!base) return undefined;
+  return from.offline ? mergeScopes(base, 'offline_access') : base;
+}
+
+export function mergeScopes(first: string | undefined, second: string): string {
+  return [...new Set([...(first ?? '').split(' '), ...second.split(' ')].filter(Boolean))].join(' ');
+}
