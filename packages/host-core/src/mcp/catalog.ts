@@ -42,3 +42,15 @@ export function promptsOf(connections: Connection[]): PromptEntry[] {
     })),
   );
 }
+
+/** Servers that have resources, or may link to some (they declare the capability): the resource tools' reach. */
+export function resourceServersOf(connected: Connection[]): string[] {
+  return connected
+    .filter(
+      (connection) =>
+        connection.resources.length > 0 ||
+        connection.resourceTemplates.length > 0 ||
+        (connection.kind === 'mcp' && connection.client?.getServerCapabilities()?.resources !== undefined),
+    )
+    .map((connection) => connection.config.name);
+}

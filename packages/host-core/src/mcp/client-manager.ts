@@ -4,7 +4,7 @@ import type { McpView } from '../mcp-host.js';
 import { OAuthService } from '../oauth/oauth-service.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
 import type { ToolDefinition } from '../types.js';
-import { promptsOf, resourcesOf, templatesOf } from './catalog.js';
+import { promptsOf, resourceServersOf, resourcesOf, templatesOf } from './catalog.js';
 import {
   type Connection,
   type ConnectionContext,
@@ -304,16 +304,9 @@ export class McpClientManager {
     this.rebuildIndex();
   }
 
-  /** Servers that have resources, or may link to some (they declare the capability): the resource tools' reach. */
+  /** The resource tools' reach: servers with resources or the capability. */
   private resourceServers(): string[] {
-    return this.connected()
-      .filter(
-        (connection) =>
-          connection.resources.length > 0 ||
-          connection.resourceTemplates.length > 0 ||
-          (connection.kind === 'mcp' && connection.client?.getServerCapabilities()?.resources !== undefined),
-      )
-      .map((connection) => connection.config.name);
+    return resourceServersOf(this.connected());
   }
 
   private connected(): Connection[] {
