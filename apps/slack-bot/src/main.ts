@@ -16,6 +16,7 @@ import { BotConfigError, readBotConfig } from './config.js';
 import { PortInUseError } from './http-server.js';
 import { createLogger } from './logger.js';
 import { connectCommand } from './slack/people.js';
+import { startTelemetry, type Telemetry } from './telemetry.js';
 
 /** Starts the Slack app from the environment; resolves once it is listening. */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -26,6 +27,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   let people: People | undefined;
   let bot: SlackBot | undefined;
   let store: Store | undefined;
+  let telemetry: Telemetry | undefined;
   let stopping = false;
   const shutDown = async (signal: string) => {
     if (stopping) return;
@@ -38,12 +40,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     ]);
     await people?.close();
     await store?.close();
+    await telemetry?.shutdown();
     logger.info({}, 'stopped');
     process.exit(0);
   };
   try {
     const config = readBotConfig(env);
     redactor.pin(storeSecrets(env));
+    telemetry = await startTelemetry(env, logger);
     // Each running answer holds a connection for its thread's turn; a few more serve claims and health.
     store = await openStoreFromEnvironment(env, logger, { poolSize: config.maxConcurrent + 4 });
     const provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
@@ -95,6 +99,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     await bot?.stop(0).catch(() => undefined);
     await people?.close();
     await store?.close();
+    await telemetry?.shutdown();
     process.exitCode = 1;
     return;
   }

@@ -1,6 +1,7 @@
 import { type Logger, silentLogger } from '../logger.js';
+import { inSpan, recordMetric } from '../telemetry.js';
 import type { ToolHost } from '../tool-host.js';
-import type { LLMProvider, Message } from '../types.js';
+import type { LLMProvider, LLMResponse, Message } from '../types.js';
 import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 import { defaultSamplingLimits, type SamplingLimits, serverQuestions } from './server-questions.js';
@@ -74,7 +75,41 @@ export class ChatService {
   }
 
   /** Answers one user message; rejects with {@link CancelledError} when `signal` aborts. */
-  async respond(input: RespondInput): Promise<RespondResult> {
+  respond(input: RespondInput): Promise<RespondResult> {
+    const started = performance.now();
+    return inSpan('chat.turn', input.workspace ? { workspace: input.workspace } : {}, async (span) => {
+      const result = await this.turn(input);
+      span.setAttributes({
+        'ai_assistant.rounds': result.rounds,
+        'ai_assistant.tool_calls': result.trace.length,
+      });
+      recordMetric.answer(input.workspace, performance.now() - started);
+      return result;
+    });
+  }
+
+  /** One model call, in its own span (model, tokens). */
+  private model(call: () => Promise<LLMResponse>): Promise<LLMResponse> {
+    return inSpan(
+      'gen_ai.chat',
+      { 'gen_ai.operation.name': 'chat', 'gen_ai.system': this.provider.name },
+      async (span) => {
+        const response = await call();
+        span.setAttributes({
+          'gen_ai.response.model': response.model,
+          ...(response.usage
+            ? {
+                'gen_ai.usage.input_tokens': response.usage.inputTokens,
+                'gen_ai.usage.output_tokens': response.usage.outputTokens,
+              }
+            : {}),
+        });
+        return response;
+      },
+    );
+  }
+
+  private async turn(input: RespondInput): Promise<RespondResult> {
     const { signal, onEvent } = input;
     const emit = (event: ChatEvent) => {
       try {
@@ -113,7 +148,10 @@ export class ChatService {
         ...input.history,
         { role: 'user', content: input.userMessage },
       ];
-      const response = await abortable(this.provider.complete(messages, completionOptions), signal);
+      const response = await abortable(
+        this.model(() => this.provider.complete(messages, completionOptions)),
+        signal,
+      );
       return finish(response.content, [], 0, false);
     }
 
@@ -128,6 +166,7 @@ export class ChatService {
       toolTimeoutMs: this.toolTimeoutMs,
       maxCallsPerRound: this.maxToolCallsPerRound,
       images: this.provider.supportsImages === true,
+      ...(input.workspace ? { workspace: input.workspace } : {}),
       ...(input.approve ? { approve: input.approve } : {}),
       questions: serverQuestions({
         provider: this.provider,
@@ -158,7 +197,7 @@ export class ChatService {
       if (input.wrapUp?.aborted) break;
       rounds = round;
       const response = await abortable(
-        this.provider.completeWithTools(messages, tools, completionOptions),
+        this.model(() => this.provider.completeWithTools(messages, tools, completionOptions)),
         signal,
       );
       if (response.toolCalls.length === 0) return finish(response.content, trace, round, false);
@@ -178,7 +217,9 @@ export class ChatService {
     // The history holds tool calls, so the tools go along (Anthropic refuses tool blocks without them),
     // with tool choice "none"; a call the model makes anyway is ignored.
     const final = await abortable(
-      this.provider.completeWithTools(messages, tools, { ...completionOptions, toolChoice: 'none' }),
+      this.model(() =>
+        this.provider.completeWithTools(messages, tools, { ...completionOptions, toolChoice: 'none' }),
+      ),
       signal,
     );
     return finish(final.content, trace, rounds, true);

@@ -105,6 +105,8 @@ export interface RespondInput {
    * schema, or a page to open). Without it, such requests are declined.
    */
   elicit?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
+  /** The asker's workspace: the turn's spans and metrics carry it (nothing else of them is recorded). */
+  workspace?: string;
 }
 
 /** What a person is asked to approve; written by the host, arguments redacted. */

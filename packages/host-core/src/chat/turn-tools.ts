@@ -1,5 +1,6 @@
 import { CancelledError, HostError, ToolCallError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { inSpan, recordMetric } from '../telemetry.js';
 import type { CallToolOptions, RequestTokens, ToolHost } from '../tool-host.js';
 import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
 import type { ImageContent, Message, ToolCall, ToolDefinition } from '../types.js';
@@ -22,6 +23,8 @@ export interface TurnToolsOptions {
   approve?: RespondInput['approve'];
   /** Whether the model reads images: tool results' images then travel with their messages. */
   images?: boolean;
+  /** The asker's workspace, for metrics. */
+  workspace?: string;
   /** How the turn answers its servers' questions (elicitation, sampling) in the middle of a call. */
   questions?: Pick<CallToolOptions, 'elicit' | 'sample' | 'requester'>;
 }
@@ -125,6 +128,7 @@ export class TurnTools {
       ...(JSON.stringify(shownArguments) !== JSON.stringify(call.arguments) ? { hidesSecrets: true } : {}),
     });
     if (this.signal?.aborted) throw new CancelledError();
+    recordMetric.approval(this.options.workspace, decision.outcome);
     if (decision.outcome === 'approved') return undefined;
     const why =
       decision.outcome === 'denied'
@@ -214,11 +218,34 @@ export class TurnTools {
     return sections;
   }
 
-  private async runTool(
+  /** One call, in its own span (server, tool, outcome): the request's traceparent names it. */
+  private runTool(call: ToolCall): Promise<{ content: string; trace: TraceEntry; images?: ImageContent[] }> {
+    const target = this.host.resolveTool(call.name);
+    return inSpan(
+      'mcp.tool_call',
+      {
+        'gen_ai.tool.name': call.name,
+        ...(target ? { 'mcp.server': target.server, 'mcp.tool': target.tool } : {}),
+      },
+      async (span) => {
+        const result = await this.runToolTraced(call, target);
+        const outcome = result.trace.ok
+          ? 'ok'
+          : result.trace.error?.startsWith('Error: not run')
+            ? 'denied'
+            : 'error';
+        span.setAttribute('ai_assistant.outcome', outcome);
+        if (outcome === 'error') recordMetric.toolError(this.options.workspace, target?.server, call.name);
+        return result;
+      },
+    );
+  }
+
+  private async runToolTraced(
     call: ToolCall,
+    target: ReturnType<ToolHost['resolveTool']>,
   ): Promise<{ content: string; trace: TraceEntry; images?: ImageContent[] }> {
     const { host, tools, emit, signal } = this;
-    const target = host.resolveTool(call.name);
     const where = target ? { server: target.server, tool: target.tool } : {};
     const started = performance.now();
     // What is shown and logged passes the redactor; the tool itself gets the real arguments.

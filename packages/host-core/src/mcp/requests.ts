@@ -1,4 +1,5 @@
 import type { Redactor } from '../redaction.js';
+import { withTraceContext } from '../telemetry.js';
 import type { CallToolOptions, ToolCallOutcome } from '../tool-host.js';
 import type { Connection, InFlightRequest } from './connection.js';
 import { formatToolResult, imagesOf, type RawToolResult } from './format-tool-result.js';
@@ -163,5 +164,5 @@ export class Requests {
   }
 }
 
-/** The params' `_meta` of a request: its progress token. */
-const meta = (request: InFlightRequest) => ({ progressToken: request.token });
+/** The params' `_meta` of a request: its progress token, and the trace context when traced. */
+const meta = (request: InFlightRequest) => withTraceContext({ progressToken: request.token });
