@@ -5,6 +5,7 @@ export {
   type PendingApproval,
   type RecordedDecision,
 } from './approvals.js';
+export { type AuditEntry, type AuditRow, AuditTrail } from './audit.js';
 export { Coordination, claimRetentionMs, type EventClaim, type ThreadTurn } from './coordination.js';
 export { type CredentialInfo, Credentials, type PersonCredentials } from './credentials.js';
 export type { Engine } from './engines.js';
@@ -20,4 +21,5 @@ export {
 } from './open.js';
 export { type SealedOwner, SealedRecords } from './sealed.js';
 export { Store } from './store.js';
+export { UsageCounts, type UsageDelta, type UsageTotals } from './usage.js';
 export { WorkspaceSettings } from './workspaces.js';

@@ -165,7 +165,48 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0007_audit_and_usage': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('audit_events')
+        .addColumn('id', 'bigserial', (column) => column.primaryKey())
+        .addColumn('at', 'timestamptz', (column) => column.notNull())
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        // tool_call, connect, disconnect, admin
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('server', 'text')
+        .addColumn('tool', 'text')
+        .addColumn('arguments', 'text')
+        .addColumn('approved_by', 'text')
+        .addColumn('approved_at', 'timestamptz')
+        .addColumn('outcome', 'text')
+        .addColumn('duration_ms', 'integer')
+        .addColumn('detail', 'text')
+        .execute();
+      await db.schema
+        .createIndex('audit_events_workspace_at')
+        .on('audit_events')
+        .columns(['workspace_id', 'at'])
+        .execute();
+      await db.schema.createIndex('audit_events_at').on('audit_events').column('at').execute();
+      await db.schema
+        .createTable('usage_daily')
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('day', 'date', (column) => column.notNull())
+        .addColumn('questions', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('input_tokens', 'bigint', (column) => column.notNull().defaultTo(0))
+        .addColumn('output_tokens', 'bigint', (column) => column.notNull().defaultTo(0))
+        .addColumn('tool_calls', 'integer', (column) => column.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('usage_daily_pk', ['workspace_id', 'person_id', 'day'])
+        .execute();
+    },
+  },
 };
+
+/** Every migration's name, in order (what a fully migrated database has applied). */
+export const migrationNames = (): string[] => Object.keys(migrations).sort();
 
 /**
  * Brings the schema up to date (or up to `to`, for tests). Kysely's migrator holds a PostgreSQL advisory lock while it runs, so

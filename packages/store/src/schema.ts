@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -86,6 +86,34 @@ export interface PendingApprovalsTable {
 }
 
 /** The database as Kysely sees it. */
+/** One audited action: a tool call, a connect or disconnect, an admin's change. */
+export interface AuditEventsTable {
+  id: Generated<string>;
+  at: Date;
+  workspace_id: string;
+  person_id: string;
+  kind: string;
+  server: string | null;
+  tool: string | null;
+  arguments: string | null;
+  approved_by: string | null;
+  approved_at: Date | null;
+  outcome: string | null;
+  duration_ms: number | null;
+  detail: string | null;
+}
+
+/** What one person used on one day (UTC). */
+export interface UsageDailyTable {
+  workspace_id: string;
+  person_id: string;
+  day: string;
+  questions: Generated<number>;
+  input_tokens: Generated<string>;
+  output_tokens: Generated<string>;
+  tool_calls: Generated<number>;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_servers: WorkspaceServersTable;
@@ -93,4 +121,6 @@ export interface Database {
   sealed_records: SealedRecordsTable;
   event_claims: EventClaimsTable;
   pending_approvals: PendingApprovalsTable;
+  audit_events: AuditEventsTable;
+  usage_daily: UsageDailyTable;
 }

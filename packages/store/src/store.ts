@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { Approvals } from './approvals.js';
+import { AuditTrail } from './audit.js';
 import { Coordination } from './coordination.js';
 import { Credentials } from './credentials.js';
 import type { Engine } from './engines.js';
@@ -7,6 +8,7 @@ import type { Keyring } from './keyring.js';
 import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
 import { SealedRecords } from './sealed.js';
+import { UsageCounts } from './usage.js';
 import { WorkspaceSettings } from './workspaces.js';
 
 /** Each store's database, for this package's test helpers only (`@ai-assistant/store/testing`). */
@@ -35,6 +37,10 @@ export class Store {
   readonly coordination: Coordination;
   /** Requests waiting for a person's decision, any replica recording it. */
   readonly approvals: Approvals;
+  /** Who ran which tool with what, who approved it, what came back; connects; admins' changes. */
+  readonly audit: AuditTrail;
+  /** Model tokens, tool calls and questions per person per day. */
+  readonly usage: UsageCounts;
   /**
    * What MCP authorization keeps besides people's credentials: its flows and client registrations as
    * sealed records, and refresh claims (one replica refreshes a grant) as event claims.
@@ -62,6 +68,8 @@ export class Store {
     this.sealed = new SealedRecords(db, keyring);
     this.coordination = new Coordination(db, engine, logger);
     this.approvals = new Approvals(db, this.coordination);
+    this.audit = new AuditTrail(db);
+    this.usage = new UsageCounts(db);
     this.oauth = {
       record: (kind, id) => this.sealed.get(kind, id),
       saveRecord: (kind, id, workspace, value) =>

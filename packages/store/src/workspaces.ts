@@ -68,6 +68,8 @@ export class WorkspaceSettings {
       await trx.deleteFrom('sealed_records').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('event_claims').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('pending_approvals').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('audit_events').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('usage_daily').where('workspace_id', '=', workspace).execute();
     });
   }
 }

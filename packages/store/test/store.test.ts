@@ -4,6 +4,7 @@ import { recordingLogger } from '@ai-assistant/test-kit';
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { CredentialKeyError, keyFileName, newKey, openStore } from '../src/index.js';
+import { migrationNames } from '../src/migrations.js';
 import { rowsMentioning, storeDatabase } from '../src/testing.js';
 import { onBothEngines } from './engines.js';
 
@@ -26,7 +27,7 @@ onBothEngines('store', ({ engine, fresh, open }) => {
     const applied = await sql<{
       count: string;
     }>`select count(*)::text as count from store_migrations`.execute(storeDatabase(second));
-    expect(applied.rows[0]?.count).toBe('4');
+    expect(applied.rows[0]?.count).toBe(String(migrationNames().length));
     if (engine === 'postgres') await first.ping();
     await second.ping();
     expect(first.engine).toBe(engine);
