@@ -8,6 +8,7 @@ export {
   type RespondInput,
   type RespondResult,
   type SamplingLimits,
+  type ToolAuditEntry,
   type TraceEntry,
 } from './chat/chat-service.js';
 export {
@@ -101,3 +102,13 @@ export type {
   ToolResult,
   Usage,
 } from './types.js';
+export {
+  memoryUsageStore,
+  type UsageDelta,
+  UsageGate,
+  type UsageLimits,
+  type UsagePerson,
+  type UsageStore,
+  type UsageTotals,
+  usageLimitsFromEnv,
+} from './usage.js';

@@ -23,6 +23,8 @@ export interface ToolHost {
   redact<T>(value: T, extra?: Iterable<string>): T;
   /** How the asking person connects their own credential for a server (e.g. "/assistant connect github"). */
   credentialHint?(server: string): string;
+  /** Whose view this is (a person's view of MCP), for budgets and the audit. */
+  asker?(): { workspace: string; user: string };
 }
 
 /** Per-request secrets for `${name}` header templates, by name; never logged, never returned. */

@@ -5,6 +5,7 @@ import type {
   Message,
   ToolCall,
   ToolDefinition,
+  Usage,
 } from '../src/types.js';
 
 /** What the provider was sent in one call. */
@@ -17,11 +18,8 @@ export interface RecordedCall {
 }
 
 /** One scripted turn: a reply, or a function of what was sent. */
-export type ScriptedTurn =
-  | { text?: string; toolCalls?: ToolCall[] }
-  | ((
-      call: RecordedCall,
-    ) => { text?: string; toolCalls?: ToolCall[] } | Promise<{ text?: string; toolCalls?: ToolCall[] }>);
+type ScriptedReply = { text?: string; toolCalls?: ToolCall[]; usage?: Usage };
+export type ScriptedTurn = ScriptedReply | ((call: RecordedCall) => ScriptedReply | Promise<ScriptedReply>);
 
 /**
  * A provider for tests that plays back scripted turns in order and records every request. When the
@@ -63,6 +61,7 @@ export class ScriptedProvider implements LLMProvider {
     return {
       content: reply.text ?? '',
       model: 'scripted-1',
+      ...(reply.usage ? { usage: reply.usage } : {}),
       toolCalls,
       stopReason: toolCalls.length > 0 ? 'tool_calls' : 'end',
     };

@@ -14,6 +14,7 @@ export type {
   ChatServiceOptions,
   RespondInput,
   RespondResult,
+  ToolAuditEntry,
   TraceEntry,
 } from './chat-types.js';
 export type { SamplingLimits } from './server-questions.js';
@@ -62,6 +63,9 @@ export class ChatService {
   private readonly maxToolCallsPerRound: number;
   private readonly logger: Logger;
   private readonly samplingLimits: SamplingLimits;
+  private readonly usage: ChatServiceOptions['usage'];
+  private readonly audit: ChatServiceOptions['audit'];
+  private readonly now: () => Date;
 
   constructor(options: ChatServiceOptions) {
     this.provider = options.provider;
@@ -72,29 +76,53 @@ export class ChatService {
     this.maxToolCallsPerRound = Math.max(1, options.maxToolCallsPerRound ?? defaultMaxToolCallsPerRound);
     this.samplingLimits = { ...defaultSamplingLimits, ...options.sampling };
     this.logger = options.logger ?? silentLogger;
+    this.usage = options.usage;
+    this.audit = options.audit;
+    this.now = options.now ?? (() => new Date());
   }
 
   /** Answers one user message; rejects with {@link CancelledError} when `signal` aborts. */
   respond(input: RespondInput): Promise<RespondResult> {
     const started = performance.now();
-    return inSpan('chat.turn', input.workspace ? { workspace: input.workspace } : {}, async (span) => {
-      const result = await this.turn(input);
-      span.setAttributes({
-        'ai_assistant.rounds': result.rounds,
-        'ai_assistant.tool_calls': result.trace.length,
-      });
-      recordMetric.answer(input.workspace, performance.now() - started);
-      return result;
+    const asker = input.person ?? (input.tools ?? this.tools)?.asker?.();
+    const workspace = input.workspace ?? asker?.workspace;
+    return inSpan('chat.turn', workspace ? { workspace } : {}, async (span) => {
+      const admitted = asker && this.usage ? await this.usage.admit(asker) : { ok: true as const };
+      if (!admitted.ok) {
+        span.setAttribute('ai_assistant.refused', 'usage');
+        return refusedTurn(input, admitted.message);
+      }
+      const tally = { inputTokens: 0, outputTokens: 0 };
+      let result: RespondResult | undefined;
+      try {
+        result = await this.turn({ ...input, ...(workspace ? { workspace } : {}) }, tally, asker);
+        span.setAttributes({
+          'ai_assistant.rounds': result.rounds,
+          'ai_assistant.tool_calls': result.trace.length,
+        });
+        recordMetric.answer(workspace, performance.now() - started);
+        return result;
+      } finally {
+        if (asker && this.usage)
+          await this.usage
+            .record(asker, { questions: 1, ...tally, toolCalls: result?.trace.length ?? 0 })
+            .catch((error: unknown) => this.logger.warn({ error: String(error) }, 'usage not recorded'));
+      }
     });
   }
 
-  /** One model call, in its own span (model, tokens). */
-  private model(call: () => Promise<LLMResponse>): Promise<LLMResponse> {
+  /** One model call, in its own span (model, tokens); its tokens are added to the turn's tally. */
+  private model(
+    call: () => Promise<LLMResponse>,
+    tally: { inputTokens: number; outputTokens: number },
+  ): Promise<LLMResponse> {
     return inSpan(
       'gen_ai.chat',
       { 'gen_ai.operation.name': 'chat', 'gen_ai.system': this.provider.name },
       async (span) => {
         const response = await call();
+        tally.inputTokens += response.usage?.inputTokens ?? 0;
+        tally.outputTokens += response.usage?.outputTokens ?? 0;
         span.setAttributes({
           'gen_ai.response.model': response.model,
           ...(response.usage
@@ -109,7 +137,11 @@ export class ChatService {
     );
   }
 
-  private async turn(input: RespondInput): Promise<RespondResult> {
+  private async turn(
+    input: RespondInput,
+    tally: { inputTokens: number; outputTokens: number },
+    asker: { workspace: string; user: string } | undefined,
+  ): Promise<RespondResult> {
     const { signal, onEvent } = input;
     const emit = (event: ChatEvent) => {
       try {
@@ -149,7 +181,7 @@ export class ChatService {
         { role: 'user', content: input.userMessage },
       ];
       const response = await abortable(
-        this.model(() => this.provider.complete(messages, completionOptions)),
+        this.model(() => this.provider.complete(messages, completionOptions), tally),
         signal,
       );
       return finish(response.content, [], 0, false);
@@ -167,6 +199,9 @@ export class ChatService {
       maxCallsPerRound: this.maxToolCallsPerRound,
       images: this.provider.supportsImages === true,
       ...(input.workspace ? { workspace: input.workspace } : {}),
+      ...(asker && this.audit
+        ? { audit: { asker, record: this.audit, now: this.now, logger: this.logger } }
+        : {}),
       ...(input.approve ? { approve: input.approve } : {}),
       questions: serverQuestions({
         provider: this.provider,
@@ -197,7 +232,7 @@ export class ChatService {
       if (input.wrapUp?.aborted) break;
       rounds = round;
       const response = await abortable(
-        this.model(() => this.provider.completeWithTools(messages, tools, completionOptions)),
+        this.model(() => this.provider.completeWithTools(messages, tools, completionOptions), tally),
         signal,
       );
       if (response.toolCalls.length === 0) return finish(response.content, trace, round, false);
@@ -217,11 +252,27 @@ export class ChatService {
     // The history holds tool calls, so the tools go along (Anthropic refuses tool blocks without them),
     // with tool choice "none"; a call the model makes anyway is ignored.
     const final = await abortable(
-      this.model(() =>
-        this.provider.completeWithTools(messages, tools, { ...completionOptions, toolChoice: 'none' }),
+      this.model(
+        () => this.provider.completeWithTools(messages, tools, { ...completionOptions, toolChoice: 'none' }),
+        tally,
       ),
       signal,
     );
     return finish(final.content, trace, rounds, true);
   }
+}
+
+/** A turn the budgets or the rate refused: their words are the answer; the model was not called. */
+function refusedTurn(input: RespondInput, message: string): RespondResult {
+  return {
+    text: message,
+    trace: [],
+    rounds: 0,
+    limitReached: false,
+    history: [
+      ...input.history,
+      { role: 'user', content: input.userMessage },
+      { role: 'assistant', content: message },
+    ],
+  };
 }

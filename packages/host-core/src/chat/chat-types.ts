@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { ElicitationAnswer, ElicitationRequest, RequestTokens, ToolHost } from '../tool-host.js';
 import type { ImageContent, LLMProvider, Message, ToolHints } from '../types.js';
+import type { UsageGate } from '../usage.js';
 import type { SamplingLimits } from './server-questions.js';
 
 /** Progress of one turn, reported as it happens. */
@@ -107,6 +108,8 @@ export interface RespondInput {
   elicit?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
   /** The asker's workspace: the turn's spans and metrics carry it (nothing else of them is recorded). */
   workspace?: string;
+  /** Who asks, for budgets and the audit (default: the view's person, `tools.asker()`). */
+  person?: { workspace: string; user: string };
 }
 
 /** What a person is asked to approve; written by the host, arguments redacted. */
@@ -161,4 +164,29 @@ export interface ChatServiceOptions {
   /** What servers may ask of the model per turn (default 3 completions of at most 1 000 tokens). */
   sampling?: Partial<SamplingLimits>;
   logger?: Logger;
+  /**
+   * Budgets and the per-person rate: a turn they refuse gets their words as its answer, and the model
+   * is not called; each turn's tokens, tool calls and question are counted.
+   */
+  usage?: UsageGate;
+  /** Called once per tool call of a turn with who, what (redacted, cut), the approval and the outcome. */
+  audit?: (entry: ToolAuditEntry) => void | Promise<void>;
+  /** The audit's clock (default the real one). */
+  now?: () => Date;
+}
+
+/** One tool call, for an audit trail: nothing secret (the arguments are as shown to people). */
+export interface ToolAuditEntry {
+  kind: 'tool_call';
+  at: Date;
+  workspace: string;
+  person: string;
+  server?: string;
+  tool: string;
+  /** The arguments, redacted, as JSON cut to 2 000 characters. */
+  arguments: string;
+  /** Who approved and when; absent when the tool ran without asking. */
+  approval?: { by: string; at: Date };
+  outcome: 'ok' | 'error' | 'denied';
+  durationMs: number;
 }

@@ -4,7 +4,7 @@ import { inSpan, recordMetric } from '../telemetry.js';
 import type { CallToolOptions, RequestTokens, ToolHost } from '../tool-host.js';
 import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
 import type { ImageContent, Message, ToolCall, ToolDefinition } from '../types.js';
-import type { ChatEvent, RespondInput, TraceEntry } from './chat-types.js';
+import type { ChatEvent, RespondInput, ToolAuditEntry, TraceEntry } from './chat-types.js';
 import { describeFailure } from './tool-failures.js';
 
 /** What one turn's tool calls share. */
@@ -25,6 +25,13 @@ export interface TurnToolsOptions {
   images?: boolean;
   /** The asker's workspace, for metrics. */
   workspace?: string;
+  /** Each call is recorded for the audit trail (who, what redacted, approval, outcome). */
+  audit?: {
+    asker: { workspace: string; user: string };
+    record: (entry: ToolAuditEntry) => void | Promise<void>;
+    now: () => Date;
+    logger: Logger;
+  };
   /** How the turn answers its servers' questions (elicitation, sampling) in the middle of a call. */
   questions?: Pick<CallToolOptions, 'elicit' | 'sample' | 'requester'>;
 }
@@ -35,6 +42,8 @@ export interface TurnToolsOptions {
  * once per turn across both paths.
  */
 export class TurnTools {
+  /** When each approved call of the turn was approved, for the audit. */
+  private readonly approvedAt = new Map<string, Date>();
   readonly trace: TraceEntry[] = [];
   readonly host: ToolHost;
   readonly tools: ToolDefinition[];
@@ -129,7 +138,10 @@ export class TurnTools {
     });
     if (this.signal?.aborted) throw new CancelledError();
     recordMetric.approval(this.options.workspace, decision.outcome);
-    if (decision.outcome === 'approved') return undefined;
+    if (decision.outcome === 'approved') {
+      this.approvedAt.set(call.id, this.options.audit?.now() ?? new Date());
+      return undefined;
+    }
     const why =
       decision.outcome === 'denied'
         ? `the person declined to run ${call.name}${decision.reason ? `, saying: "${decision.reason}"` : ''}.`
@@ -228,6 +240,7 @@ export class TurnTools {
         ...(target ? { 'mcp.server': target.server, 'mcp.tool': target.tool } : {}),
       },
       async (span) => {
+        const at = this.options.audit?.now();
         const result = await this.runToolTraced(call, target);
         const outcome = result.trace.ok
           ? 'ok'
@@ -236,9 +249,40 @@ export class TurnTools {
             : 'error';
         span.setAttribute('ai_assistant.outcome', outcome);
         if (outcome === 'error') recordMetric.toolError(this.options.workspace, target?.server, call.name);
+        if (this.options.audit && at)
+          this.recordAudit(this.options.audit, at, call, target, result.trace, outcome);
         return result;
       },
     );
+  }
+
+  private recordAudit(
+    audit: NonNullable<TurnToolsOptions['audit']>,
+    at: Date,
+    call: ToolCall,
+    target: ReturnType<ToolHost['resolveTool']>,
+    trace: TraceEntry,
+    outcome: ToolAuditEntry['outcome'],
+  ): void {
+    const approvedAt = this.approvedAt.get(call.id);
+    const entry: ToolAuditEntry = {
+      kind: 'tool_call',
+      at,
+      workspace: audit.asker.workspace,
+      person: audit.asker.user,
+      ...(target ? { server: target.server } : {}),
+      tool: target?.tool ?? call.name,
+      arguments: JSON.stringify(trace.arguments).slice(0, 2000),
+      ...(approvedAt ? { approval: { by: audit.asker.user, at: approvedAt } } : {}),
+      outcome,
+      durationMs: trace.durationMs,
+    };
+    // The audit never holds the answer up, and its failure never fails the call.
+    void Promise.resolve()
+      .then(() => audit.record(entry))
+      .catch((error: unknown) =>
+        audit.logger.warn({ tool: call.name, error: String(error) }, 'audit entry not recorded'),
+      );
   }
 
   private async runToolTraced(

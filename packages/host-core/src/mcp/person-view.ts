@@ -242,6 +242,10 @@ export class PersonView implements McpView {
     return this.source.shared.redact(value, [...Object.values(this.person.credentials), ...extra]);
   }
 
+  asker(): { workspace: string; user: string } {
+    return { workspace: this.person.workspace, user: this.person.user };
+  }
+
   credentialHint(server: string): string {
     return this.person.connectHint?.(server) ?? `connect ${server}`;
   }
