@@ -165,7 +165,7 @@ export function createSlackBot({
       logger,
       accept,
     },
-    commands: { people, accept, logger },
+    commands: { people, accept, logger, ...(store ? { audit: store.audit } : {}) },
   });
   if (store) registerUninstall(app, store, people, logger);
   app.error(async (error) => {

@@ -15,6 +15,8 @@ import { createSlackBot, type SlackBot } from './app.js';
 import { BotConfigError, readBotConfig } from './config.js';
 import { PortInUseError } from './http-server.js';
 import { createLogger } from './logger.js';
+import { operatorHooks } from './operations.js';
+import { auditRetentionDays, pruneAuditDaily } from './slack/audit.js';
 import { connectCommand } from './slack/people.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
 
@@ -28,6 +30,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   let bot: SlackBot | undefined;
   let store: Store | undefined;
   let telemetry: Telemetry | undefined;
+  let pruning: { stop(): void } | undefined;
   let stopping = false;
   const shutDown = async (signal: string) => {
     if (stopping) return;
@@ -40,6 +43,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     ]);
     await people?.close();
     await store?.close();
+    pruning?.stop();
     await telemetry?.shutdown();
     logger.info({}, 'stopped');
     process.exit(0);
@@ -51,12 +55,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     // Each running answer holds a connection for its thread's turn; a few more serve claims and health.
     store = await openStoreFromEnvironment(env, logger, { poolSize: config.maxConcurrent + 4 });
     const provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
+    const hooks = operatorHooks(store, env);
     people = await startPeople({
       env,
       logger,
       redactor,
       store,
       connectHint: connectCommand,
+      ...hooks.people,
       // MCP servers with OAuth send people back to this bot's own HTTP server.
       ...(config.publicUrl
         ? {
@@ -79,7 +85,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       maxIterations: config.toolLoopMaxIterations,
       toolTimeoutMs: config.toolCallTimeoutMs,
       maxToolCallsPerRound: config.maxToolCallsPerRound,
+      ...hooks.chat,
     });
+    if (store) pruning = pruneAuditDaily(store, auditRetentionDays(env), logger);
     bot = createSlackBot({ config, chat, people, store, logger, onToken: (token) => redactor.pin([token]) });
     // From here a signal shuts down cleanly, also while Slack is still being reached (start may retry
     // for minutes): the MCP servers' processes never outlive the bot.

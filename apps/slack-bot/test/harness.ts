@@ -19,6 +19,7 @@ import {
 } from '@ai-assistant/test-kit';
 import { createSlackBot, type SlackBot } from '../src/app.js';
 import { readBotConfig } from '../src/config.js';
+import { operatorHooks } from '../src/operations.js';
 import { connectCommand } from '../src/slack/people.js';
 
 export { freePort, writeMcpConfig };
@@ -82,6 +83,7 @@ export async function startHarness(
   });
   const dataDir = options.store ? mkdtempSync(join(tmpdir(), 'bot-store-')) : undefined;
   const store = dataDir ? await openStore({ dataDir, env: {}, logger }) : undefined;
+  const hooks = operatorHooks(store, options.env ?? {});
   const people = await startPeople({
     env: {
       ...options.mcpEnv,
@@ -91,6 +93,7 @@ export async function startHarness(
     logger,
     ...(store ? { store } : {}),
     connectHint: connectCommand,
+    ...hooks.people,
   });
   const port = await freePort();
   const botConfig = readBotConfig({
@@ -102,7 +105,7 @@ export async function startHarness(
   });
   const bot = createSlackBot({
     config: botConfig,
-    chat: new ChatService({ provider, logger }),
+    chat: new ChatService({ provider, logger, ...hooks.chat }),
     people,
     ...(store ? { store } : {}),
     logger,

@@ -69,6 +69,7 @@ export {
 export {
   type ConnectProblem,
   People,
+  type PeopleAuditEntry,
   type PeopleOptions,
   type PeopleStore,
   type PersonRef,

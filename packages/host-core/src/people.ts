@@ -48,9 +48,22 @@ export interface WorkspaceServer extends ServerStatus {
 /** Why a server cannot take a person's credential. */
 export type ConnectProblem = 'unknown server' | 'not personal' | 'no store' | 'no oauth';
 
+/** A change people or admins made, for the audit trail. */
+export interface PeopleAuditEntry {
+  kind: 'connect' | 'disconnect' | 'admin';
+  at: Date;
+  workspace: string;
+  person: string;
+  server: string;
+  detail?: string;
+}
+
 /** Options of {@link People}. */
 export interface PeopleOptions {
   logger?: Logger;
+  /** Each connect, disconnect and admin change is recorded here (never a secret). */
+  audit?: (entry: PeopleAuditEntry) => Promise<void> | void;
+  now?: () => Date;
   /** How a person connects a server in this app, for the model to tell them (e.g. "/connect github"). */
   connectHint?: (server: string) => string;
 }
@@ -166,6 +179,13 @@ export class People {
     if (!oauth) throw new AuthorizationError(undefined, 'redirect', 'OAuth is not set up on this host');
     const done = await oauth.complete(callback, (server) => this.host?.remoteConfig(server));
     this.host?.forgetCredential(done, done.server);
+    await this.record({
+      kind: 'connect',
+      workspace: done.workspace,
+      person: done.user,
+      server: done.server,
+      detail: 'OAuth',
+    });
     this.logger.info({ ...done }, 'OAuth server connected');
     return done;
   }
@@ -194,6 +214,7 @@ export class People {
     if (!this.store) throw new Error('credentials cannot be stored: there is no store');
     await this.store.credentials.put(person.workspace, person.user, server, secret);
     this.host?.forgetCredential(person, server);
+    await this.record({ kind: 'connect', workspace: person.workspace, person: person.user, server });
     this.logger.info({ ...person, server }, 'credential connected');
   }
 
@@ -205,7 +226,10 @@ export class People {
       ? await oauth.disconnect(person, server)
       : ((await this.store?.credentials.delete(person.workspace, person.user, server)) ?? false);
     this.host?.forgetCredential(person, server);
-    if (deleted) this.logger.info({ ...person, server }, 'credential disconnected');
+    if (deleted) {
+      this.logger.info({ ...person, server }, 'credential disconnected');
+      await this.record({ kind: 'disconnect', workspace: person.workspace, person: person.user, server });
+    }
     return deleted;
   }
 
@@ -215,11 +239,28 @@ export class People {
     await this.store.workspaces.setEnabled(workspace, server, enabled, by);
     if (!enabled) this.host?.forgetWorkspace(workspace, server);
     this.logger.info({ workspace, server, enabled, by }, 'workspace server setting changed');
+    await this.record({
+      kind: 'admin',
+      workspace,
+      person: by,
+      server,
+      detail: `${enabled ? 'enabled' : 'disabled'} ${server}`,
+    });
   }
 
   /** Workspaces were uninstalled (their data deleted): every per-person connection of theirs closes now. */
   forgetWorkspaces(workspaces: Iterable<string>): void {
     for (const workspace of workspaces) this.host?.forgetWorkspace(workspace);
+  }
+
+  /** Records a change in the audit trail; a failure is logged, never thrown at the person. */
+  private async record(entry: Omit<PeopleAuditEntry, 'at'>): Promise<void> {
+    if (!this.options.audit) return;
+    try {
+      await this.options.audit({ ...entry, at: (this.options.now ?? (() => new Date()))() });
+    } catch (error) {
+      this.logger.warn({ server: entry.server, error: String(error) }, 'audit entry not recorded');
+    }
   }
 
   /** Ends every MCP connection and child process. */
@@ -255,7 +296,7 @@ export interface StartPeopleOptions extends Omit<StartMcpOptions, 'oauth'>, Peop
  * the {@link People} over them and the store. Throws what `startMcpFromEnvironment` throws.
  */
 export async function startPeople(options: StartPeopleOptions = {}): Promise<People> {
-  const { store, connectHint, oauth, ...mcp } = options;
+  const { store, connectHint, oauth, audit, ...mcp } = options;
   const host = await startMcpFromEnvironment({
     ...mcp,
     // Grants are people's credentials; flows, registrations and refresh claims the store's records.
@@ -264,5 +305,7 @@ export async function startPeople(options: StartPeopleOptions = {}): Promise<Peo
   return new People(host, store, {
     ...(options.logger ? { logger: options.logger } : {}),
     ...(connectHint ? { connectHint } : {}),
+    ...(audit ? { audit } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
 }

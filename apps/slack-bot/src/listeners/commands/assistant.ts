@@ -6,9 +6,11 @@ import {
   parsePromptArguments,
   type WorkspaceServer,
 } from '@ai-assistant/host-core';
+import type { AuditTrail } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { escapeSlackText } from '../../format/slack-text.js';
 import type { Question } from '../../slack/answer.js';
+import { auditFilter, auditLine } from '../../slack/audit.js';
 import { connectLinkMessage } from '../../slack/oauth-connect.js';
 import { connectModal, connectProblemText, personOf } from '../../slack/people.js';
 import { botOf } from '../../slack/thread-history.js';
@@ -19,12 +21,15 @@ export interface AssistantCommandDependencies {
   people: People;
   accept: (question: Question) => boolean;
   logger: Logger;
+  /** The audit trail (`/assistant audit`), when the bot has its store. */
+  audit?: Pick<AuditTrail, 'recent'>;
 }
 
 export const commandUsage = [
   '`/assistant servers` — the MCP servers: state, tools, and which tools need your approval',
   '`/assistant connect <server>` / `/assistant disconnect <server>` — your own token for a server that needs one',
   '`/assistant servers enable <server>` / `disable <server>` — workspace admins choose the servers',
+  '`/assistant audit [server|@person]` — workspace admins: the latest tool calls, connects and changes',
   '`/assistant prompts` — list the prompts the MCP servers offer',
   '`/assistant prompt <name> key=value …` — fill a prompt and answer it in a new thread (use `server/name` when two servers share a name)',
 ].join('\n');
@@ -89,6 +94,14 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
         return void (await say('Sorry, only workspace admins and owners can enable or disable servers.'));
       await people.setEnabled(workspace, name, wanted === 'enable', command.user_id);
       return void (await say(`\`${name}\` is now ${wanted}d for this workspace.`));
+    }
+    if (subcommand === 'audit') {
+      if (!dependencies.audit) return void (await say('The audit trail needs the bot’s store.'));
+      if (!(await isAdmin(client, command.user_id)))
+        return void (await say('Sorry, only workspace admins and owners can read the audit trail.'));
+      const rows = await dependencies.audit.recent(workspace, { ...auditFilter(wanted), limit: 20 });
+      if (rows.length === 0) return void (await say('Nothing in the audit trail yet.'));
+      return void (await say(rows.map(auditLine).join('\n')));
     }
     if (subcommand === 'servers') {
       const servers = (await people.servers(person)).filter((server) => server.enabled);

@@ -1,0 +1,83 @@
+import { rowsMentioning } from '@ai-assistant/store/testing';
+import { type PetApi, petModel, petSpec, startPetApi } from '@ai-assistant/test-kit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { approvalActions } from '../src/slack/approvals.js';
+import { answered, type Harness, mentionBot, startHarness, waitFor } from './harness.js';
+
+let harness: Harness | undefined;
+let api: PetApi | undefined;
+afterEach(async () => {
+  await harness?.close();
+  await api?.close();
+  harness = undefined;
+  api = undefined;
+});
+
+describe('for the people who run it: the audit trail and budgets', () => {
+  it('an approved tool call leaves one audit row with the approver; admins read it with /assistant audit; no secret in any table', async () => {
+    api = await startPetApi();
+    harness = await startHarness({
+      store: true,
+      servers: { pets: { type: 'openapi', openapi_spec: petSpec, openapi_base_url: api.url } },
+    });
+    const running = harness;
+    running.llm.respondWith(petModel);
+    running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
+    const { ts } = await mentionBot(running, 'C900', 'ポチを登録して');
+    const approval = await waitFor(() =>
+      running.slack
+        .thread('C900', ts)
+        .find((entry) => Array.isArray(entry.blocks) && entry.blocks.length > 0),
+    );
+    const id = JSON.stringify(approval.blocks).match(/"value":"([^"]+)"/)?.[1] ?? '';
+    await running.slack.press({
+      channel: 'C900',
+      messageTs: approval.ts,
+      actionId: approvalActions.approve,
+      value: id,
+    });
+    await waitFor(() => running.slack.thread('C900', ts).some((message) => message.text.startsWith('結果:')));
+
+    const entries = await (async () => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const found = await running.store?.audit.recent('T0001');
+        if (found && found.length > 0) return found;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return [];
+    })();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      kind: 'tool_call',
+      person: 'UHUMAN01',
+      server: 'pets',
+      tool: 'addPet',
+      outcome: 'ok',
+      approval: { by: 'UHUMAN01' },
+    });
+    expect(entries[0]?.arguments).toContain('ポチ');
+
+    await running.slack.command('audit', { user: 'UHUMAN01' });
+    await running.slack.command('audit pets', { user: 'U_ADMIN' });
+    const replies = await waitFor(() =>
+      running.slack.responses.length >= 2 ? running.slack.responses : undefined,
+    );
+    expect(String(replies[0]?.text)).toMatch(/only workspace admins and owners/);
+    expect(String(replies[1]?.text)).toMatch(/<@UHUMAN01> `pets\/addPet` .*→ ok .*approved by <@UHUMAN01>/);
+
+    for (const secret of ['xoxb-test-token', 'xapp-test-token', 'sk-test-0123456789'])
+      expect(await rowsMentioning(running.store as NonNullable<Harness['store']>, secret)).toEqual([]);
+  }, 40_000);
+
+  it('a budget stops the second question with its message, and the model is not called', async () => {
+    harness = await startHarness({ store: true, env: { USAGE_LIMIT_TOKENS_PER_PERSON_DAY: '10' } });
+    const running = harness;
+    const first = await mentionBot(running, 'C901', '東京の天気は？');
+    await answered(running, 'C901', first.ts);
+    const modelCalls = running.llm.requests.length;
+    const second = await mentionBot(running, 'C901', '大阪の天気は？');
+    const [answer] = await answered(running, 'C901', second.ts);
+    expect(answer?.text).toMatch(/today's budget of 10 model tokens; it resets at 00:00 UTC/);
+    expect(running.llm.requests.length).toBe(modelCalls);
+  }, 40_000);
+});
