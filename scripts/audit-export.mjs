@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `pnpm audit-export --since 2026-11-01 [--format csv|jsonl] [--workspace T…]`: the audit trail from the
 // store (DATA_DIR or DATABASE_URL, as the bot uses it) on stdout, oldest first. Secrets never entered it.
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildAll } from './lib/build.mjs';
 
 const args = process.argv.slice(2);
 const option = (name) => {
@@ -20,8 +20,8 @@ if (!since || Number.isNaN(Date.parse(since)) || !['csv', 'jsonl'].includes(form
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-if (!(await buildAll(root))) {
-  process.stderr.write('The build failed; see above.\n');
+if (!existsSync(join(root, 'packages', 'store', 'dist', 'index.js'))) {
+  process.stderr.write('The store is not built yet: run pnpm build (or pnpm start once) first.\n');
   process.exit(1);
 }
 const { loadDotEnv } = await import('../packages/host-core/dist/index.js');
