@@ -7,6 +7,7 @@ import { createHttpServer, healthReport, listen } from './http-server.js';
 import { register as registerApprovalActions } from './listeners/actions/approval.js';
 import { register as registerCredentialActions } from './listeners/actions/credentials.js';
 import { register as registerElicitationActions } from './listeners/actions/elicitation.js';
+import { register as registerAppHome } from './listeners/events/app-home.js';
 import { register as registerUninstall } from './listeners/events/uninstall.js';
 import { registerListeners } from './listeners/index.js';
 import { Answering } from './slack/answering.js';
@@ -168,6 +169,7 @@ export function createSlackBot({
     commands: { people, accept, logger, ...(store ? { audit: store.audit } : {}) },
   });
   if (store) registerUninstall(app, store, people, logger);
+  registerAppHome(app, { people, logger, ...(store ? { store } : {}) });
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');
   });

@@ -4,7 +4,7 @@ import type { SocketMode } from './fake-slack-delivery.js';
 import { botUserId, human, type SlackState } from './fake-slack-state.js';
 import type { FakeSlack } from './fake-slack-types.js';
 
-type Interactions = Pick<FakeSlack, 'mention' | 'press' | 'submitView' | 'command'>;
+type Interactions = Pick<FakeSlack, 'mention' | 'press' | 'pressInView' | 'submitView' | 'command'>;
 
 /**
  * The people's side of the fake. `push` delivers events; interactions and commands go over
@@ -59,6 +59,24 @@ export function interactions(
             type: 'button',
             action_id: actionId,
             block_id: 'approval',
+            value,
+            action_ts: String(Date.now() / 1000),
+          },
+        ],
+      });
+    },
+    pressInView({ actionId, value, user = human, viewType = 'home' }) {
+      return socketMode.send('interactive', {
+        type: 'block_actions',
+        ...interactionBy(user),
+        container: { type: 'view', view_id: 'VHOME0001' },
+        trigger_id: `trigger-${socketMode.nextEnvelope()}`,
+        view: { id: 'VHOME0001', type: viewType },
+        actions: [
+          {
+            type: 'button',
+            action_id: actionId,
+            block_id: 'view',
             value,
             action_ts: String(Date.now() / 1000),
           },

@@ -54,6 +54,13 @@ export interface FakeSlack {
     value: string;
     user?: string;
   }): Promise<string>;
+  /** A person presses a button of a view (the App Home): a `block_actions` whose container is the view. */
+  pressInView(options: {
+    actionId: string;
+    value: string;
+    user?: string;
+    viewType?: string;
+  }): Promise<string>;
   /** A person submits a modal (a `view_submission` interaction): `values` maps block ids to text. */
   submitView(options: {
     callbackId: string;

@@ -190,6 +190,20 @@ export function webApi(
       }
       case 'chat.postEphemeral':
         return { ok: true, message_ts: state.nextTs() };
+      case 'views.publish': {
+        // As Slack: a home tab view for one user; a view of over 100 blocks is refused.
+        const view = args.view as { type?: string; blocks?: unknown[] } | undefined;
+        if (!args.user_id || view?.type !== 'home') return { ok: false, error: 'invalid_arguments' };
+        if ((view.blocks?.length ?? 0) > 100)
+          return {
+            ok: false,
+            error: 'invalid_arguments',
+            response_metadata: {
+              messages: ['[ERROR] no more than 100 items allowed [json-pointer:/view/blocks]'],
+            },
+          };
+        return { ok: true, view: { id: `V${state.nextTs()}`, ...view } };
+      }
       case 'views.open':
         if (!args.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
         return { ok: true, view: { id: `V${state.nextTs()}` } };

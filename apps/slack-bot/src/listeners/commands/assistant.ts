@@ -9,6 +9,7 @@ import {
 import type { AuditTrail } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { escapeSlackText } from '../../format/slack-text.js';
+import { isWorkspaceAdmin } from '../../slack/admins.js';
 import type { Question } from '../../slack/answer.js';
 import { auditFilter, auditLine } from '../../slack/audit.js';
 import { connectLinkMessage } from '../../slack/oauth-connect.js';
@@ -61,12 +62,6 @@ function describeServer(server: WorkspaceServer): string {
   return `• \`${server.name}\` (${server.transport}) — ${state}; approval: ${policy}${yours}`;
 }
 
-/** Whether Slack calls this person a workspace admin or owner. */
-async function isAdmin(client: App['client'], user: string): Promise<boolean> {
-  const info = await client.users.info({ user });
-  return Boolean(info.user?.is_admin || info.user?.is_owner);
-}
-
 /** Handles `/assistant …`: lists prompts, or fills one and answers it in a new thread of the channel. */
 export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
   return async ({
@@ -90,14 +85,14 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
       const name = rest[0] ?? '';
       if (!(await people.servers(person)).some((server) => server.name === name))
         return void (await say(connectProblemText(name, 'unknown server')));
-      if (!(await isAdmin(client, command.user_id)))
+      if (!(await isWorkspaceAdmin(client, command.user_id)))
         return void (await say('Sorry, only workspace admins and owners can enable or disable servers.'));
       await people.setEnabled(workspace, name, wanted === 'enable', command.user_id);
       return void (await say(`\`${name}\` is now ${wanted}d for this workspace.`));
     }
     if (subcommand === 'audit') {
       if (!dependencies.audit) return void (await say('The audit trail needs the bot’s store.'));
-      if (!(await isAdmin(client, command.user_id)))
+      if (!(await isWorkspaceAdmin(client, command.user_id)))
         return void (await say('Sorry, only workspace admins and owners can read the audit trail.'));
       const rows = await dependencies.audit.recent(workspace, { ...auditFilter(wanted), limit: 20 });
       if (rows.length === 0) return void (await say('Nothing in the audit trail yet.'));
