@@ -35,7 +35,7 @@ async function publish(client: WebClient, person: PersonRef, dependencies: AppHo
   await client.views.publish({
     user_id: person.user,
     view: homeView({ servers, admin, ...(usage ? { usage } : {}), ...(audit ? { audit } : {}) }),
-  } as unknown as Parameters<WebClient["views"]["publish"]>[0]);
+  } as unknown as Parameters<WebClient['views']['publish']>[0]);
 }
 
 /** A press of one of the home tab's buttons (the server is the button's value). */
