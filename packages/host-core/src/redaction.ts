@@ -44,6 +44,7 @@ export class Redactor {
   /** Pinned secrets, longest first (so a value containing another is replaced whole); rebuilt on change. */
   private ordered: string[] | undefined;
   private orderedForLogs: string[] | undefined;
+  private readonly derived = new Map<string, string[]>();
 
   constructor(initial: Iterable<string> = []) {
     this.pin(initial);
@@ -66,7 +67,7 @@ export class Redactor {
   add(values: Iterable<string | undefined>): void {
     for (const value of values) {
       if (!value || value.length < minimumLength) continue;
-      for (const form of derivedForms(value)) {
+      for (const form of this.formsOf(value)) {
         if (this.pinned.has(form)) continue;
         this.forLogs.delete(form); // re-inserted as the newest
         this.forLogs.add(form);
@@ -82,10 +83,21 @@ export class Redactor {
     this.ordered ??= longestFirst(this.pinned);
     const list = extra === undefined || Array.isArray(extra) ? extra : [...extra];
     if (list && list.length > 0) {
-      const own = longestFirst(new Set(list.flatMap((value) => (value ? derivedForms(value) : []))));
+      const own = longestFirst(new Set(list.flatMap((value) => (value ? this.formsOf(value) : []))));
       return replaceKeyShaped(replaceSecrets(replaceSecrets(text, own), this.ordered));
     }
     return replaceKeyShaped(replaceSecrets(text, this.ordered));
+  }
+
+  /** A secret's derived forms, remembered (a person's credential is redacted in every call of theirs). */
+  private formsOf(value: string): string[] {
+    let forms = this.derived.get(value);
+    if (!forms) {
+      forms = derivedForms(value);
+      if (this.derived.size >= 1000) this.derived.delete(this.derived.keys().next().value as string);
+      this.derived.set(value, forms);
+    }
+    return forms;
   }
 
   /** A log line's text: pinned secrets and every person's or request's secret seen lately. */

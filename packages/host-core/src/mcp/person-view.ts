@@ -1,5 +1,6 @@
 import type { ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
+import { grantSecrets, parseGrant } from '../oauth/grant.js';
 import type { ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
 import { toolNotFound } from './errors.js';
@@ -69,6 +70,7 @@ export class PersonView implements McpView {
   private readonly byName: Map<string, ServerConfig>;
   /** The host's resource tools over this view's resources only. */
   private readonly hostTools = hostConnection(this);
+  private ownSecrets: string[] | undefined;
 
   constructor(
     private readonly source: ViewSource,
@@ -237,9 +239,21 @@ export class PersonView implements McpView {
     return this.source.shared.unavailableServers().filter((entry) => this.enabled(entry.server));
   }
 
+  /**
+   * This person's secrets: each credential, or an OAuth grant's tokens and client secret (the grant's
+   * JSON itself never travels; its tokens do).
+   */
+  private get secrets(): string[] {
+    this.ownSecrets ??= Object.values(this.person.credentials).flatMap((value) => {
+      const grant = parseGrant(value);
+      return grant ? grantSecrets(grant) : [value];
+    });
+    return this.ownSecrets;
+  }
+
   /** Pinned secrets and this person's own credentials (never another person's) replaced. */
   redact<T>(value: T, extra: Iterable<string> = []): T {
-    return this.source.shared.redact(value, [...Object.values(this.person.credentials), ...extra]);
+    return this.source.shared.redact(value, [...this.secrets, ...extra]);
   }
 
   asker(): { workspace: string; user: string } {
