@@ -1,3 +1,8 @@
+export {
+  type AuthorizationServer,
+  type AuthorizationServerOptions,
+  startAuthorizationServer,
+} from './authorization-server.js';
 // What several packages' tests share. Private: never published.
 
 export {
@@ -11,11 +16,13 @@ export {
 } from './fake-slack.js';
 export type { UploadedFile } from './fake-slack-files.js';
 export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
+export { followAuthorization } from './follow-redirects.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
 export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
 export { freePort, listenOnLoopback } from './ports.js';
 export { postgresBinaries, startPostgres, type TestPostgres } from './postgres.js';
 export { childProcesses } from './processes.js';
+export { type ProtectedServer, startProtectedServer } from './protected-server.js';
 export { type RecordedLine, recordingLogger } from './recording-logger.js';
 export { recordsServerPath } from './records-server.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';

@@ -2,7 +2,9 @@ import type { OAuthGrant } from './grant.js';
 
 /**
  * RFC 7009: revokes the refresh token (which ends the grant at most servers) and the access token, at
- * the authorization server's revocation endpoint, authenticating as the client registered.
+ * the authorization server's revocation endpoint, authenticating as the client registered. A server
+ * that cannot revoke a kind of token (`unsupported_token_type`, e.g. a JWT access token that simply
+ * expires) is no failure.
  */
 export async function revokeGrant(grant: OAuthGrant, fetchFn: typeof fetch): Promise<void> {
   const endpoint = (grant.metadata as { revocation_endpoint?: string } | undefined)?.revocation_endpoint;
@@ -31,7 +33,15 @@ export async function revokeGrant(grant: OAuthGrant, fetchFn: typeof fetch): Pro
       body,
       signal: AbortSignal.timeout(15_000),
     });
-    await response.body?.cancel().catch(() => undefined);
-    if (!response.ok) throw new Error(`the revocation endpoint answered HTTP ${response.status}`);
+    if (response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      continue;
+    }
+    // RFC 7009 §2.2.1: a server that cannot revoke this kind of token (a JWT access token) says so.
+    const error = ((await response.json().catch(() => ({}))) as { error?: unknown }).error;
+    if (error !== 'unsupported_token_type')
+      throw new Error(
+        `the revocation endpoint answered HTTP ${response.status}${typeof error === 'string' ? ` ${error}` : ''}`,
+      );
   }
 }
