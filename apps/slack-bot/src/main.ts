@@ -15,7 +15,7 @@ import { createSlackBot, type SlackBot } from './app.js';
 import { BotConfigError, readBotConfig } from './config.js';
 import { PortInUseError } from './http-server.js';
 import { createLogger } from './logger.js';
-import { operatorHooks } from './operations.js';
+import { oauthOptions, operatorHooks } from './operations.js';
 import { auditRetentionDays, pruneAuditDaily } from './slack/audit.js';
 import { connectCommand } from './slack/people.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
@@ -63,19 +63,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       store,
       connectHint: connectCommand,
       ...hooks.people,
-      // MCP servers with OAuth send people back to this bot's own HTTP server.
-      ...(config.publicUrl
-        ? {
-            oauth: {
-              redirectUrl: `${config.publicUrl}/oauth/callback`,
-              // A client ID metadata document must be served over https.
-              ...(config.publicUrl.startsWith('https://')
-                ? { clientMetadataUrl: `${config.publicUrl}/oauth/client-metadata.json` }
-                : {}),
-              clientName: 'ai-assistant (Slack)',
-            },
-          }
-        : {}),
+      ...oauthOptions(config.publicUrl),
     });
     // No shared tools: each turn brings its asker's view (People.viewFor).
     const chat = new ChatService({

@@ -2,6 +2,7 @@ import {
   type ChatServiceOptions,
   memoryUsageStore,
   type PeopleOptions,
+  type StartPeopleOptions,
   UsageGate,
   usageLimitsFromEnv,
 } from '@ai-assistant/host-core';
@@ -30,4 +31,21 @@ export function operatorHooks(
     ...(now ? { now } : {}),
   });
   return { chat: { usage, ...(audit ? { audit } : {}) }, people: audit ? { audit } : {} };
+}
+
+/**
+ * MCP servers with OAuth: people's browsers come back to this bot's own HTTP server at
+ * `<PUBLIC_URL>/oauth/callback`; an https PUBLIC_URL also serves the client ID metadata document.
+ */
+export function oauthOptions(publicUrl: string | undefined): Pick<StartPeopleOptions, 'oauth'> {
+  if (!publicUrl) return {};
+  return {
+    oauth: {
+      redirectUrl: `${publicUrl}/oauth/callback`,
+      ...(publicUrl.startsWith('https://')
+        ? { clientMetadataUrl: `${publicUrl}/oauth/client-metadata.json` }
+        : {}),
+      clientName: 'ai-assistant (Slack)',
+    },
+  };
 }

@@ -19,7 +19,7 @@ import {
 } from '@ai-assistant/test-kit';
 import { createSlackBot, type SlackBot } from '../src/app.js';
 import { readBotConfig } from '../src/config.js';
-import { operatorHooks } from '../src/operations.js';
+import { oauthOptions, operatorHooks } from '../src/operations.js';
 import { connectCommand } from '../src/slack/people.js';
 
 export { freePort, writeMcpConfig };
@@ -65,6 +65,10 @@ export async function startHarness(
     slack?: Parameters<typeof startFakeSlack>[0];
     /** Open a real store (PGlite in a temporary folder) for credentials and workspace settings. */
     store?: boolean;
+    /** Serve OAuth sign-ins: PUBLIC_URL is the bot's own loopback address. */
+    publicUrl?: boolean;
+    /** The clock of MCP (token expiry) and the loop. */
+    now?: () => Date;
   } = {},
 ): Promise<Harness> {
   const [slack, llm, jma] = await Promise.all([
@@ -84,6 +88,15 @@ export async function startHarness(
   const dataDir = options.store ? mkdtempSync(join(tmpdir(), 'bot-store-')) : undefined;
   const store = dataDir ? await openStore({ dataDir, env: {}, logger }) : undefined;
   const hooks = operatorHooks(store, options.env ?? {});
+  const port = await freePort();
+  const botConfig = readBotConfig({
+    SLACK_BOT_TOKEN: 'xoxb-test-token',
+    SLACK_APP_TOKEN: 'xapp-test-token',
+    SLACK_API_URL: slack.apiUrl,
+    PORT: String(port),
+    ...(options.publicUrl ? { PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
+    ...options.env,
+  });
   const people = await startPeople({
     env: {
       ...options.mcpEnv,
@@ -94,14 +107,8 @@ export async function startHarness(
     ...(store ? { store } : {}),
     connectHint: connectCommand,
     ...hooks.people,
-  });
-  const port = await freePort();
-  const botConfig = readBotConfig({
-    SLACK_BOT_TOKEN: 'xoxb-test-token',
-    SLACK_APP_TOKEN: 'xapp-test-token',
-    SLACK_API_URL: slack.apiUrl,
-    PORT: String(port),
-    ...options.env,
+    ...oauthOptions(botConfig.publicUrl),
+    ...(options.now ? { now: options.now } : {}),
   });
   const bot = createSlackBot({
     config: botConfig,

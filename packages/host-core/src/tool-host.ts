@@ -23,6 +23,11 @@ export interface ToolHost {
   redact<T>(value: T, extra?: Iterable<string>): T;
   /** How the asking person connects their own credential for a server (e.g. "/assistant connect github"). */
   credentialHint?(server: string): string;
+  /**
+   * Why a tool the model named is not offered, when the person can fix it: a per-person server they
+   * have not connected (a `MISSING_CREDENTIALS` error, so the app offers Connect). Undefined: unknown.
+   */
+  unavailableTool?(name: string): Error | undefined;
   /** Whose view this is (a person's view of MCP), for budgets and the audit. */
   asker?(): { workspace: string; user: string };
 }

@@ -169,9 +169,13 @@ describe('people and their credentials', () => {
     expect(nobody.systemInstructions().join('\n')).toMatch(
       /"tickets" server works with each user's own credential.*after they connect it \(\/assistant connect tickets\)/,
     );
+    // A tool of the server they have not connected: what they can fix (the app offers Connect).
     await expect(nobody.callTool('mcp__tickets__whoami', {})).rejects.toMatchObject({
-      code: 'TOOL_NOT_FOUND',
+      code: 'MISSING_CREDENTIALS',
+      server: 'tickets',
     });
+    expect(nobody.unavailableTool('mcp__tickets__whoami')).toMatchObject({ code: 'MISSING_CREDENTIALS' });
+    expect(nobody.unavailableTool('mcp__other__tool')).toBeUndefined();
 
     const alice = await manager.forPerson(person('T1', 'U_ALICE', { tickets: tokenOf('alice') }));
     const bob = await manager.forPerson(person('T1', 'U_BOB', { tickets: tokenOf('bob') }));

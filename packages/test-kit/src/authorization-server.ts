@@ -54,7 +54,11 @@ export async function startAuthorizationServer(
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true },
+      // The client that got a token may revoke it (oidc-provider's own rule, stated so it stays quiet).
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_context, client, token) => token.clientId === client.clientId,
+      },
       introspection: { enabled: true },
       clientCredentials: { enabled: true },
       resourceIndicators: {
@@ -72,6 +76,17 @@ export async function startAuthorizationServer(
           };
         },
       },
+    },
+    // Explicit lifetimes (oidc-provider notices defaults on stdout otherwise).
+    ttl: {
+      AccessToken: options.accessTokenTtlSeconds ?? 3600,
+      AuthorizationCode: 60,
+      Grant: 14 * 86_400,
+      Interaction: 600,
+      Session: 86_400,
+      RefreshToken: 14 * 86_400,
+      ClientCredentials: 600,
+      IdToken: 3600,
     },
     issueRefreshToken: async (_context, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,

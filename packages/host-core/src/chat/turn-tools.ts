@@ -311,7 +311,11 @@ export class TurnTools {
         call.argumentsError ??
         (definition ? checkArguments(call.arguments, definition.inputSchema) : undefined);
       if (!definition) {
-        throw new ToolCallError('TOOL_NOT_FOUND', `Unknown tool "${call.name}"`, { tool: call.name });
+        // A tool of a server the person has not connected: they are told how (the app offers Connect).
+        throw (
+          host.unavailableTool?.(call.name) ??
+          new ToolCallError('TOOL_NOT_FOUND', `Unknown tool "${call.name}"`, { tool: call.name })
+        );
       } else if (problem) {
         content = `Error: invalid arguments for ${call.name}: ${problem}. Call the tool again with corrected arguments.`;
       } else {

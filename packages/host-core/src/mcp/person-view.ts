@@ -3,7 +3,7 @@ import type { McpView } from '../mcp-host.js';
 import { grantSecrets, parseGrant } from '../oauth/grant.js';
 import type { ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
-import { toolNotFound } from './errors.js';
+import { credentialsNeeded, toolNotFound } from './errors.js';
 import type { RequestTokens } from './header-templates.js';
 import type {
   AutoContextTool,
@@ -184,7 +184,13 @@ export class PersonView implements McpView {
         .callOn(own.connection, own.tool.name, name, args, this.optionsFor(undefined, options))
         .then(hidden, hiddenError);
     const shared = this.sharedTool(name);
-    if (!shared) return Promise.reject(toolNotFound(name));
+    if (!shared) {
+      // A tool of a per-person server this person has not connected: they can fix that (Connect).
+      const unconnected = this.unconnectedServerOf(name);
+      return Promise.reject(
+        unconnected ? credentialsNeeded(name, unconnected, ['token']) : toolNotFound(name),
+      );
+    }
     // host__list_resources / host__read_resource run over this view, never over every server.
     if (shared.server === hostServerName)
       return this.source
@@ -193,6 +199,21 @@ export class PersonView implements McpView {
     return this.source.shared
       .callTool(name, args, this.optionsFor(shared.server, options))
       .then(hidden, hiddenError);
+  }
+
+  unavailableTool(name: string): Error | undefined {
+    const server = this.unconnectedServerOf(name);
+    return server ? credentialsNeeded(name, server, ['token']) : undefined;
+  }
+
+  /** The per-person server of the workspace a tool name belongs to, when the person has not connected it. */
+  private unconnectedServerOf(name: string): string | undefined {
+    for (const config of this.byName.values()) {
+      if (config.disabled || config.connection !== 'per_user' || !this.enabled(config.name)) continue;
+      if (this.person.credentials[config.name] !== undefined) continue;
+      if (name.startsWith(`mcp__${config.name}__`)) return config.name;
+    }
+    return undefined;
   }
 
   systemInstructions(): string[] {
