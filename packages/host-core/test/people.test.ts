@@ -174,8 +174,8 @@ describe('people and their credentials', () => {
       code: 'MISSING_CREDENTIALS',
       server: 'tickets',
     });
-    expect(nobody.unavailableTool('mcp__tickets__whoami')).toMatchObject({ code: 'MISSING_CREDENTIALS' });
-    expect(nobody.unavailableTool('mcp__other__tool')).toBeUndefined();
+    expect(nobody.unavailableTool?.('mcp__tickets__whoami')).toMatchObject({ code: 'MISSING_CREDENTIALS' });
+    expect(nobody.unavailableTool?.('mcp__other__tool')).toBeUndefined();
 
     const alice = await manager.forPerson(person('T1', 'U_ALICE', { tickets: tokenOf('alice') }));
     const bob = await manager.forPerson(person('T1', 'U_BOB', { tickets: tokenOf('bob') }));
