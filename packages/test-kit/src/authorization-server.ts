@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { type Configuration } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
 
 /** Options of {@link startAuthorizationServer}. */
 export interface AuthorizationServerOptions {
@@ -46,7 +47,9 @@ export async function startAuthorizationServer(
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 
-  const provider = new Provider(issuer, {
+  // Loaded here, not when test-kit is imported: most tests never start an authorization server.
+  const { default: OidcProvider } = await import('oidc-provider');
+  const provider = new OidcProvider(issuer, {
     clients: options.clients ?? [],
     jwks: { keys: [jwk] },
     scopes: ['openid', 'offline_access', ...scopes],
