@@ -1,22 +1,38 @@
-import {
-  type Attributes,
-  type Counter,
-  context,
-  type Histogram,
-  type MeterProvider,
-  metrics,
-  propagation,
-  type Span,
-  SpanStatusCode,
-  trace,
+import { createRequire } from 'node:module';
+import type {
+  Attributes,
+  Counter,
+  Histogram,
+  MeterProvider,
+  Span,
+  SpanStatusCode as SpanStatusCodes,
 } from '@opentelemetry/api';
 
+type Api = typeof import('@opentelemetry/api');
+
 /**
- * Traces and metrics through the OpenTelemetry API. Until an app registers an SDK (the Slack bot does
- * when `OTEL_EXPORTER_OTLP_ENDPOINT` is set) every call here is the API's no-op: a non-recording span,
- * no context manager, no propagator. Nothing secret is recorded: names, ids, counts and outcomes only.
+ * Traces and metrics through the OpenTelemetry API, which is loaded only once an app has registered
+ * something with it (the Slack bot does when `OTEL_EXPORTER_OTLP_ENDPOINT` is set): until then every
+ * call here costs a property read, and importing host-core never loads the API. The API keeps its
+ * registrations on `globalThis` under this symbol (shared by every copy of the API, CJS or ESM).
+ * Nothing secret is recorded: names, ids, counts and outcomes only.
  */
-const tracer = trace.getTracer('@ai-assistant/host-core');
+const registrations = Symbol.for('opentelemetry.js.api.1');
+const requireApi = createRequire(import.meta.url);
+let api: Api | undefined;
+
+function otel(): Api | undefined {
+  if (api) return api;
+  if ((globalThis as Record<symbol, unknown>)[registrations] === undefined) return undefined;
+  api = requireApi('@opentelemetry/api') as Api;
+  return api;
+}
+
+/** What `inSpan` hands `work` when nothing is traced. */
+const notRecording = {
+  setAttribute: () => notRecording,
+  setAttributes: () => notRecording,
+} as unknown as Span;
 
 /** Runs `work` in a span that is the active one inside it (its children and the request's traceparent). */
 export async function inSpan<T>(
@@ -24,16 +40,23 @@ export async function inSpan<T>(
   attributes: Attributes,
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
-  return tracer.startActiveSpan(name, { attributes }, async (span) => {
-    try {
-      return await work(span);
-    } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  const traced = otel();
+  if (!traced) return work(notRecording);
+  return traced.trace
+    .getTracer('@ai-assistant/host-core')
+    .startActiveSpan(name, { attributes }, async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        span.setStatus({
+          code: 2 satisfies SpanStatusCodes.ERROR,
+          message: error instanceof Error ? error.name : 'error',
+        });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
 }
 
 /**
@@ -41,7 +64,8 @@ export async function inSpan<T>(
  * context convention carries it to the server; unchanged when nothing is traced.
  */
 export function withTraceContext<T extends Record<string, unknown>>(meta: T): T {
-  propagation.inject(context.active(), meta);
+  const traced = otel();
+  traced?.propagation.inject(traced.context.active(), meta);
   return meta;
 }
 
@@ -55,8 +79,10 @@ interface Instruments {
 let made: { provider: MeterProvider; instruments: Instruments } | undefined;
 
 /** The instruments of the meter provider registered now (re-made when an app registers one). */
-function instruments(): Instruments {
-  const provider = metrics.getMeterProvider();
+function instruments(): Instruments | undefined {
+  const traced = otel();
+  if (!traced) return undefined;
+  const provider = traced.metrics.getMeterProvider();
   if (made?.provider !== provider) {
     const meter = provider.getMeter('@ai-assistant/host-core');
     made = {
@@ -83,17 +109,18 @@ function instruments(): Instruments {
 export const recordMetric = {
   answer(workspace: string | undefined, durationMs: number): void {
     const attributes = workspace ? { workspace } : {};
-    instruments().answers.add(1, attributes);
-    instruments().answerDuration.record(durationMs, attributes);
+    const all = instruments();
+    all?.answers.add(1, attributes);
+    all?.answerDuration.record(durationMs, attributes);
   },
   toolError(workspace: string | undefined, server: string | undefined, tool: string): void {
-    instruments().toolErrors.add(1, {
+    instruments()?.toolErrors.add(1, {
       ...(workspace ? { workspace } : {}),
       ...(server ? { server } : {}),
       tool,
     });
   },
   approval(workspace: string | undefined, outcome: string): void {
-    instruments().approvals.add(1, { ...(workspace ? { workspace } : {}), outcome });
+    instruments()?.approvals.add(1, { ...(workspace ? { workspace } : {}), outcome });
   },
 };

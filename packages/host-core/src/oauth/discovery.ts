@@ -1,10 +1,6 @@
-import {
-  discoverAuthorizationServerMetadata,
-  discoverOAuthProtectedResourceMetadata,
-  extractWWWAuthenticateParams,
-} from '@modelcontextprotocol/sdk/client/auth.js';
 import type { RemoteServerConfig } from '../config/server-types.js';
 import { checkAuthorizationServer } from './checks.js';
+import { sdkAuth } from './sdk-auth.js';
 
 /** An unauthenticated request to the server: its 401 challenge names the metadata and scope. */
 export async function challenge(
@@ -36,6 +32,7 @@ export async function challenge(
   });
   await response.body?.cancel().catch(() => undefined);
   if (response.status !== 401) return {};
+  const { extractWWWAuthenticateParams } = await sdkAuth();
   const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
   return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
 }
@@ -50,6 +47,7 @@ export async function discover(
   resourceMetadataUrl: URL | undefined,
   fetchFn: typeof fetch,
 ) {
+  const { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata } = await sdkAuth();
   const resourceMetadata = await discoverOAuthProtectedResourceMetadata(
     config.url,
     resourceMetadataUrl ? { resourceMetadataUrl } : {},

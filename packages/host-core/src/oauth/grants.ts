@@ -1,4 +1,3 @@
-import { refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Logger } from '../logger.js';
 import type { Redactor } from '../redaction.js';
@@ -6,6 +5,7 @@ import { AuthorizationError, describeOAuthError } from './authorization-error.js
 import { grantSecrets, type OAuthGrant, parseGrant, sha256 } from './grant.js';
 import type { OAuthStore } from './oauth-store.js';
 import { revokeGrant } from './revoke.js';
+import { sdkAuth } from './sdk-auth.js';
 
 /** Who a grant belongs to. */
 export interface GrantOwner {
@@ -144,6 +144,7 @@ export class Grants {
     if (!claimed) return this.awaitRefreshed(person, grant);
     let tokens: OAuthTokens;
     try {
+      const { refreshAuthorization } = await sdkAuth();
       tokens = await refreshAuthorization(grant.authorizationServer, {
         ...(grant.metadata ? { metadata: grant.metadata } : {}),
         clientInformation: grant.client,

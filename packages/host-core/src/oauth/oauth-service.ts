@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -16,6 +16,7 @@ import { type FlowRecord, flowProvider, refreshingProvider } from './flow-provid
 import { type OAuthGrant, sha256 } from './grant.js';
 import { type GrantOwner, Grants } from './grants.js';
 import type { OAuthStore } from './oauth-store.js';
+import { sdkAuth } from './sdk-auth.js';
 import { StepUps } from './step-ups.js';
 
 /** Options of {@link OAuthService}. */
@@ -165,12 +166,14 @@ export class OAuthService {
       },
     });
     const result = await this.step(server, 'authorization request', () =>
-      auth(provider, {
-        serverUrl: config.url,
-        ...(scope ? { scope } : {}),
-        ...(found.resourceMetadataUrl ? { resourceMetadataUrl: found.resourceMetadataUrl } : {}),
-        fetchFn: this.fetchFn,
-      }),
+      sdkAuth().then(({ auth }) =>
+        auth(provider, {
+          serverUrl: config.url,
+          ...(scope ? { scope } : {}),
+          ...(found.resourceMetadataUrl ? { resourceMetadataUrl: found.resourceMetadataUrl } : {}),
+          fetchFn: this.fetchFn,
+        }),
+      ),
     );
     if (result !== 'REDIRECT' || !authorizationUrl)
       throw new AuthorizationError(
@@ -237,15 +240,17 @@ export class OAuthService {
       },
     });
     await this.step(server, 'token', () =>
-      auth(provider, {
-        serverUrl: entry.url,
-        authorizationCode: code,
-        ...(flow.scope ? { scope: flow.scope } : {}),
-        ...(flow.discovery.resourceMetadataUrl
-          ? { resourceMetadataUrl: new URL(flow.discovery.resourceMetadataUrl) }
-          : {}),
-        fetchFn: this.fetchFn,
-      }),
+      sdkAuth().then(({ auth }) =>
+        auth(provider, {
+          serverUrl: entry.url,
+          authorizationCode: code,
+          ...(flow.scope ? { scope: flow.scope } : {}),
+          ...(flow.discovery.resourceMetadataUrl
+            ? { resourceMetadataUrl: new URL(flow.discovery.resourceMetadataUrl) }
+            : {}),
+          fetchFn: this.fetchFn,
+        }),
+      ),
     );
     if (!tokens?.access_token || !flow.client)
       throw new AuthorizationError(server, 'token', 'the token endpoint sent no access token');

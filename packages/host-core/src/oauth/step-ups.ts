@@ -1,7 +1,7 @@
-import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { AuthorizationError } from './authorization-error.js';
 import { mergeScopes } from './discovery.js';
 import { type GrantOwner, keyOf } from './grants.js';
+import { bearerChallenge } from './sdk-auth.js';
 
 /** How many times in a row a server may ask for more access (403 insufficient_scope) before the host stops. */
 export const stepUpLimit = 2;
@@ -17,7 +17,7 @@ export class StepUps {
   /** A person's connection met a challenge: a 403 `insufficient_scope` names the scope to ask for. */
   note(person: GrantOwner, server: string, response: Response): void {
     if (response.status !== 403) return;
-    const { error, scope } = extractWWWAuthenticateParams(response);
+    const { error, scope } = bearerChallenge(response.headers.get('www-authenticate'));
     if (error !== 'insufficient_scope' || !scope) return;
     const key = keyOf(person, server);
     const earlier = this.asked.get(key);
