@@ -1,0 +1,327 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { type CallToolResult, CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { fetch } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Allowlist, guardedAgent, isForbiddenAddress } from '../src/address-guard.js';
+import { createServer, type WebServerOptions } from '../src/server.js';
+
+const entry = resolve(import.meta.dirname, '..', 'dist', 'index.js');
+
+/** A loopback HTTP server answering with `handle`; its requests are kept. */
+async function serve(handle: (request: IncomingMessage, response: ServerResponse) => void) {
+  const requests: IncomingMessage[] = [];
+  const server = createHttpServer((request, response) => {
+    requests.push(request);
+    handle(request, response);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** The server in this process over an in-memory transport (the stdio tests below spawn the real one). */
+async function connect(options: WebServerOptions, capabilities: Record<string, unknown> = {}) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createServer(options).connect(serverSide);
+  const client = new Client({ name: 'test', version: '0' }, { capabilities });
+  await client.connect(clientSide);
+  return client;
+}
+
+const call = (client: Client, name: string, args: Record<string, unknown>) =>
+  client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+
+describe('mcp-server-web over stdio (the built executable)', () => {
+  it('offers web_search, fetch_page and analyze_sentiment, all read-only; without a backend search says what to set', async () => {
+    const client = new Client({ name: 'test', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [entry],
+        env: { PATH: process.env.PATH ?? '' },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => [tool.name, tool.annotations?.readOnlyHint])).toEqual([
+        ['web_search', true],
+        ['fetch_page', true],
+        ['analyze_sentiment', true],
+      ]);
+      const result = await call(client, 'web_search', { query: 'mcp' });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/set WEB_SEARCH_BACKEND/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('web_search backends, each against a loopback fake in its API’s wire format', () => {
+  const key = 'search-api-key-0123456789';
+  let api: Awaited<ReturnType<typeof serve>>;
+  const bodies: string[] = [];
+  beforeAll(async () => {
+    api = await serve((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        bodies.push(body);
+        const url = new URL(request.url ?? '/', 'http://x');
+        const json = (value: unknown) => {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(value));
+        };
+        if (url.pathname === '/search' && request.method === 'GET')
+          return json({
+            results: [{ title: 'SearXNG hit', url: 'https://a.example/1', content: 'from searxng' }],
+          });
+        if (url.pathname === '/res/v1/web/search')
+          return request.headers['x-subscription-token'] === key
+            ? json({
+                web: {
+                  results: [{ title: 'Brave hit', url: 'https://b.example/1', description: 'from brave' }],
+                },
+              })
+            : void response.writeHead(401).end();
+        if (url.pathname === '/search' && request.method === 'POST')
+          return request.headers.authorization === `Bearer ${key}`
+            ? json({
+                results: [
+                  { title: 'Tavily hit', url: 'https://t.example/1', content: 'from tavily', score: 0.9 },
+                ],
+              })
+            : void response.writeHead(401).end();
+        if (url.pathname === '/')
+          return json({
+            Heading: 'Model Context Protocol',
+            AbstractText: 'an open protocol',
+            AbstractURL: 'https://d.example/mcp',
+            RelatedTopics: [
+              { Text: 'MCP servers - tools for models', FirstURL: 'https://d.example/servers' },
+              {
+                Name: 'Group',
+                Topics: [{ Text: 'MCP hosts - chat apps', FirstURL: 'https://d.example/hosts' }],
+              },
+            ],
+          });
+        response.writeHead(404);
+        response.end();
+      });
+    });
+  });
+  afterAll(() => api.close());
+
+  const base = () => `http://127.0.0.1:${api.port}/`;
+
+  it('SearXNG (GET /search?format=json, no key)', async () => {
+    const client = await connect({ search: { backend: 'searxng', url: base() } });
+    const result = await call(client, 'web_search', { query: 'mcp', limit: 3 });
+    expect(result.structuredContent).toEqual({
+      backend: 'searxng',
+      results: [{ title: 'SearXNG hit', url: 'https://a.example/1', snippet: 'from searxng' }],
+    });
+    expect(api.requests.at(-1)?.url).toBe('/search?q=mcp&format=json');
+  });
+
+  it('Brave (X-Subscription-Token) and Tavily (Bearer, JSON body); a wrong key is an error without the key', async () => {
+    const braveClient = await connect({ search: { backend: 'brave', url: base(), apiKey: key } });
+    expect(textOf(await call(braveClient, 'web_search', { query: 'mcp' }))).toContain('Brave hit');
+    const tavilyClient = await connect({ search: { backend: 'tavily', url: base(), apiKey: key } });
+    expect(textOf(await call(tavilyClient, 'web_search', { query: 'mcp', limit: 2 }))).toContain(
+      'Tavily hit',
+    );
+    expect(JSON.parse(bodies.at(-1) ?? '{}')).toMatchObject({ query: 'mcp', max_results: 2 });
+    const wrong = await connect({ search: { backend: 'brave', url: base(), apiKey: 'wrong-key-000000000' } });
+    const refused = await call(wrong, 'web_search', { query: 'mcp' });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/answered HTTP 401/);
+    expect(textOf(refused)).not.toContain('wrong-key');
+    const missing = await connect({ search: { backend: 'tavily', url: base() } });
+    expect(textOf(await call(missing, 'web_search', { query: 'x' }))).toMatch(/needs WEB_SEARCH_API_KEY/);
+  });
+
+  it('DuckDuckGo Instant Answer (abstract and related topics, grouped ones too)', async () => {
+    const client = await connect({ search: { backend: 'duckduckgo', url: base() } });
+    const result = await call(client, 'web_search', { query: 'mcp' });
+    expect(
+      (result.structuredContent as { results: Array<{ url: string }> }).results.map((hit) => hit.url),
+    ).toEqual(['https://d.example/mcp', 'https://d.example/servers', 'https://d.example/hosts']);
+  });
+});
+
+describe('fetch_page against hostile pages and addresses', () => {
+  let site: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    site = await serve((request, response) => {
+      const path = request.url ?? '/';
+      if (path === '/robots.txt') {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        return response.end('User-agent: *\nDisallow: /private\n');
+      }
+      if (path === '/article') {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        return response.end(
+          '<html><head><title>Umbrellas</title></head><body><nav>menu</nav><article><h1>Umbrellas</h1><p>Take an umbrella when the chance of rain is 30 percent or more. It is a simple rule that works well in Tokyo.</p><p>Folding umbrellas fit in a bag.</p></article></body></html>',
+        );
+      }
+      if (path === '/to-metadata') {
+        response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
+        return response.end();
+      }
+      if (path === '/to-loopback-literal') {
+        response.writeHead(302, { location: `http://127.0.0.1:${site.port}/article` });
+        return response.end();
+      }
+      if (path === '/huge') {
+        // 50 MB, streamed: the reader must stop at its cap.
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = Buffer.alloc(1024 * 1024, 'a');
+        let sent = 0;
+        const more = () => {
+          while (sent < 50) {
+            sent += 1;
+            if (!response.write(chunk)) return void response.once('drain', more);
+          }
+          response.end();
+        };
+        response.on('close', () => {
+          sent = 50;
+        });
+        return more();
+      }
+      if (path === '/never-ends') {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        const timer = setInterval(() => response.write('<p>still going</p>'), 50);
+        response.on('close', () => clearInterval(timer));
+        return;
+      }
+      if (path === '/image') {
+        response.writeHead(200, { 'content-type': 'image/png' });
+        return response.end(Buffer.alloc(10));
+      }
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<p>fine</p>');
+    });
+  });
+  afterAll(() => site.close());
+
+  // The test pages live on loopback: reachable only through the allowlist, under the name "localhost".
+  const url = (path: string) => `http://localhost:${site.port}${path}`;
+  const allowed = () => connect({ allow: ['localhost'], limits: { timeoutMs: 1500 } });
+
+  it('without an allowlist, loopback is refused, by literal and by name; so is the metadata address', async () => {
+    const client = await connect({});
+    for (const target of [
+      `http://127.0.0.1:${site.port}/article`,
+      url('/article'),
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:127.0.0.1]/',
+      'file:///etc/passwd',
+    ]) {
+      const result = await call(client, 'fetch_page', { url: target });
+      expect(result.isError, target).toBe(true);
+      expect(textOf(result), target).toMatch(/refused or failed/);
+    }
+    expect(site.requests.some((request) => request.url === '/article')).toBe(false);
+  });
+
+  it('an allowed page is read as text (Readability), its title kept', async () => {
+    const result = await call(await allowed(), 'fetch_page', { url: url('/article') });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/^# Umbrellas/);
+    expect(textOf(result)).toContain('30 percent or more');
+    expect(result.structuredContent).toMatchObject({ title: 'Umbrellas', truncated: false });
+  });
+
+  it('redirects are checked again: to 169.254.169.254, or to a loopback literal the allowlist does not name', async () => {
+    const client = await allowed();
+    expect(textOf(await call(client, 'fetch_page', { url: url('/to-metadata') }))).toMatch(
+      /169\.254\.169\.254 is a private, loopback, link-local or metadata address/,
+    );
+    expect(textOf(await call(client, 'fetch_page', { url: url('/to-loopback-literal') }))).toMatch(
+      /127\.0\.0\.1 is a private, loopback, link-local or metadata address/,
+    );
+  });
+
+  it('a 50 MB page is cut at the size limit; a page that never ends hits the time limit', async () => {
+    const client = await allowed();
+    const huge = await call(client, 'fetch_page', { url: url('/huge') });
+    expect(huge.structuredContent).toMatchObject({ truncated: true });
+    expect(textOf(huge).length).toBeLessThan(2 * 1024 * 1024 + 100);
+    const endless = await call(client, 'fetch_page', { url: url('/never-ends') });
+    expect(endless.isError).toBe(true);
+    expect(textOf(endless)).toMatch(/took longer than 1500 ms/);
+  });
+
+  it('robots.txt is honoured; a non-page content type is refused', async () => {
+    const client = await allowed();
+    expect(textOf(await call(client, 'fetch_page', { url: url('/private/report') }))).toMatch(
+      /robots\.txt does not allow fetching \/private\/report/,
+    );
+    expect(textOf(await call(client, 'fetch_page', { url: url('/image') }))).toMatch(
+      /not a page to read: image\/png/,
+    );
+  });
+
+  it('the address check happens at connect time too: a name that resolves to loopback is refused by the agent', async () => {
+    const failure = await fetch(url('/article'), { dispatcher: guardedAgent(new Allowlist()) }).then(
+      () => undefined,
+      (error: { cause?: Error }) => error.cause,
+    );
+    expect(failure?.name).toBe('ForbiddenAddressError');
+    expect(failure?.message).toMatch(/localhost resolves to (127\.0\.0\.1|::1)/);
+    expect(
+      [
+        '10.1.2.3',
+        '172.20.0.1',
+        '192.168.1.1',
+        '100.64.0.1',
+        'fe80::1',
+        'fd00:ec2::254',
+        '::ffff:7f00:1',
+      ].every(isForbiddenAddress),
+    ).toBe(true);
+    expect(['93.184.216.34', '2606:4700::1111'].some(isForbiddenAddress)).toBe(false);
+  });
+});
+
+describe('analyze_sentiment through MCP sampling', () => {
+  it("asks the host's model and returns its label; a host without sampling gets a clear error", async () => {
+    const withSampling = await connect({}, { sampling: {} });
+    const asked: string[] = [];
+    withSampling.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      const content = request.params.messages[0]?.content as { text?: string };
+      asked.push(content.text ?? '');
+      return {
+        role: 'assistant',
+        model: 'host-model',
+        content: { type: 'text', text: '{"label": "positive", "reason": "it praises the service"}' },
+      };
+    });
+    const result = await call(withSampling, 'analyze_sentiment', { text: 'The support team was wonderful.' });
+    expect(result.structuredContent).toEqual({ label: 'positive', reason: 'it praises the service' });
+    expect(asked).toEqual(['The support team was wonderful.']);
+
+    const without = await connect({});
+    const refused = await call(without, 'analyze_sentiment', { text: 'hello' });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/this host does not offer sampling/);
+  });
+});
