@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,5 +60,18 @@ describe('knowledge server over Streamable HTTP (--http), on the bundled example
       request.end('{}');
     });
     expect(status).toBe(403);
+  });
+
+  it('serves clients that only speak the legacy HTTP+SSE transport at /mcp/sse', async () => {
+    const client = new Client({ name: 'sse-test', version: '0' });
+    await client.connect(new SSEClientTransport(new URL(`${url}/sse`)));
+    const result = (await client.callTool({
+      name: 'search_knowledge',
+      arguments: { query: '傘が必要' },
+    })) as CallToolResult;
+    expect((result.structuredContent as { results: Array<{ title: string }> }).results[0]?.title).toBe(
+      '天気ツールの使い方',
+    );
+    await client.close();
   });
 });

@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from './log.js';
@@ -63,11 +64,20 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-/** Serves MCP over Streamable HTTP at `/mcp`, one session per client, with Host/Origin checks. */
+/** One client's session: Streamable HTTP, or the legacy HTTP+SSE transport (2024-11-05). */
+type Session =
+  | { kind: 'streamable'; transport: StreamableHTTPServerTransport; lastUsed: number }
+  | { kind: 'sse'; transport: SSEServerTransport; lastUsed: number };
+
+/**
+ * Serves MCP over Streamable HTTP at `/mcp`, one session per client, with Host/Origin checks; and the
+ * legacy HTTP+SSE transport for clients that only speak it (`GET /mcp/sse` opens the stream, `POST
+ * /mcp/messages?sessionId=…` carries requests), under the same checks, body cap and session limits.
+ */
 export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const allowed = new Set([...loopbackNames, hostnameOf(options.host), ...(options.allowedHosts ?? [])]);
   // Insertion order is recency order: a used session is moved to the end, the first is the least recent.
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
+  const sessions = new Map<string, Session>();
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 1000;
   const now = options.now ?? Date.now;
@@ -77,7 +87,20 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     sessions.delete(id);
     session.lastUsed = now();
     sessions.set(id, session);
-    return session.transport;
+    return session;
+  };
+  /** Adds a session; past the limit the least recently used one is closed. */
+  const admit = (id: string, session: Session) => {
+    sessions.set(id, session);
+    if (sessions.size > maxSessions) {
+      const [oldest, least] = sessions.entries().next().value as [string, Session];
+      options.logger.warn('session limit reached; closing the least recently used', {
+        session: oldest,
+        maxSessions,
+      });
+      sessions.delete(oldest);
+      void least.transport.close();
+    }
   };
   const expire = () => {
     const cutoff = now() - idleMs;
@@ -91,16 +114,21 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   sweeper.unref();
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const path = new URL(request.url ?? '/', 'http://placeholder').pathname;
-    if (path !== '/mcp') return sendJsonRpcError(response, 404, 'Not found: the MCP endpoint is /mcp');
+    const url = new URL(request.url ?? '/', 'http://placeholder');
+    const path = url.pathname;
+    if (path !== '/mcp' && path !== '/mcp/sse' && path !== '/mcp/messages')
+      return sendJsonRpcError(response, 404, 'Not found: the MCP endpoint is /mcp (legacy SSE: /mcp/sse)');
     // DNS-rebinding protection: a browser page on another name must not reach this server.
     const host = hostnameOf(request.headers.host ?? '');
     const origin = request.headers.origin;
     if (!allowed.has(host) || (origin && !allowed.has(hostnameOf(origin)))) {
       return sendJsonRpcError(response, 403, `Forbidden host or origin: ${host}`);
     }
+    if (path === '/mcp/sse') return openSse(request, response);
+    if (path === '/mcp/messages') return postSse(url.searchParams.get('sessionId') ?? '', request, response);
     const sessionId = request.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? touch(sessionId) : undefined;
+    const found = typeof sessionId === 'string' ? touch(sessionId) : undefined;
+    const existing = found?.kind === 'streamable' ? found.transport : undefined;
     if (request.method !== 'POST') {
       if (!existing) return sendJsonRpcError(response, 400, 'Bad request: unknown or missing session id');
       return existing.handleRequest(request, response);
@@ -127,23 +155,9 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
         'Bad request: send initialize first, then the mcp-session-id you were given',
       );
     }
-    const transport = new StreamableHTTPServerTransport({
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, lastUsed: now() });
-        if (sessions.size > maxSessions) {
-          const [oldest, session] = sessions.entries().next().value as [
-            string,
-            { transport: StreamableHTTPServerTransport },
-          ];
-          options.logger.warn('session limit reached; closing the least recently used', {
-            session: oldest,
-            maxSessions,
-          });
-          sessions.delete(oldest);
-          void session.transport.close();
-        }
-      },
+      onsessioninitialized: (id): void => admit(id, { kind: 'streamable', transport, lastUsed: now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId && sessions.get(transport.sessionId)?.transport === transport)
@@ -156,6 +170,39 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     // it may stay behind, or unauthenticated requests would pile up server objects.
     if (!transport.sessionId || sessions.get(transport.sessionId)?.transport !== transport)
       await mcpServer.close();
+  };
+
+  /** `GET /mcp/sse`: a legacy client's stream; its endpoint event names where to POST. */
+  const openSse = async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method !== 'GET') return sendJsonRpcError(response, 405, 'Method not allowed: GET /mcp/sse');
+    const transport = new SSEServerTransport('/mcp/messages', response);
+    const mcpServer = options.newServer();
+    // Closing the server closes the transport, which calls this again: once is enough.
+    let closed = false;
+    transport.onclose = () => {
+      if (closed) return;
+      closed = true;
+      if (sessions.get(transport.sessionId)?.transport === transport) sessions.delete(transport.sessionId);
+      void mcpServer.close();
+    };
+    admit(transport.sessionId, { kind: 'sse', transport, lastUsed: now() });
+    await mcpServer.connect(transport);
+  };
+
+  /** `POST /mcp/messages?sessionId=…`: one JSON-RPC message of a legacy client's session. */
+  const postSse = async (id: string, request: IncomingMessage, response: ServerResponse) => {
+    if (request.method !== 'POST')
+      return sendJsonRpcError(response, 405, 'Method not allowed: POST /mcp/messages');
+    const session = touch(id);
+    if (session?.kind !== 'sse')
+      return sendJsonRpcError(response, 404, 'Unknown session: open /mcp/sse first');
+    let body: unknown;
+    try {
+      body = await readJson(request);
+    } catch (error) {
+      return sendJsonRpcError(response, 400, `Parse error: ${String(error)}`);
+    }
+    await session.transport.handlePostMessage(request, response, body);
   };
 
   const server = createHttpServer((request, response) => {

@@ -1,4 +1,6 @@
+import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { serveHttp } from '../src/http.js';
@@ -37,6 +39,50 @@ describe('hardening 8: HTTP sessions end', () => {
       while (handle.sessionCount() > 0 && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 25));
       expect(handle.sessionCount()).toBe(0);
+    } finally {
+      await Promise.allSettled(clients.map((client) => client.close()));
+      await handle.close();
+    }
+  });
+
+  it('the legacy HTTP+SSE endpoint (/mcp/sse): a tool call works; its sessions share the cap; a foreign Host is refused', async () => {
+    const jma = new JmaClient({ baseUrl: 'http://127.0.0.1:9' });
+    const handle = await serveHttp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: quiet,
+      newServer: () => createServer({ jma }),
+      maxSessions: 2,
+    });
+    const clients: Client[] = [];
+    try {
+      for (let index = 0; index < 3; index++) {
+        const client = new Client({ name: 'sse-test', version: '0' });
+        await client.connect(new SSEClientTransport(new URL(`${handle.url}/sse`)));
+        clients.push(client);
+      }
+      const { tools } = await (clients.at(-1) as Client).listTools();
+      expect(tools.map((tool) => tool.name)).toContain('get_weather');
+      expect(handle.sessionCount()).toBe(2);
+      const forged = await new Promise<number | undefined>((resolvePromise, reject) => {
+        const request = httpRequest(
+          `${handle.url}/sse`,
+          { headers: { host: 'attacker.example' } },
+          (response) => {
+            response.resume();
+            resolvePromise(response.statusCode);
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+      expect(forged).toBe(403);
+      const unknown = await fetch(`${handle.url}/messages?sessionId=nope`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(unknown.status).toBe(404);
     } finally {
       await Promise.allSettled(clients.map((client) => client.close()));
       await handle.close();
