@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
+import { type Extracted, extract, formats, isIndexed } from './formats.js';
 
 /** One indexed document. */
 export interface KnowledgeDocument {
@@ -11,6 +12,9 @@ export interface KnowledgeDocument {
   text: string;
   size: number;
   updated: string;
+  /** Markdown keeps its headings for passages; HTML, PDF, DOCX and text are plain text. */
+  markdown: boolean;
+  mimeType: string;
 }
 
 /** A searchable piece of a document: one section or a group of its paragraphs. */
@@ -29,7 +33,6 @@ export interface SkippedFile {
   reason: string;
 }
 
-const indexed = new Set(['.md', '.markdown', '.txt']);
 const maxPassage = 1200;
 
 /** The id of a document from its path relative to the folder. */
@@ -168,7 +171,7 @@ async function openChecked(file: FoundFile) {
 }
 
 /** Reads at most `limit + 1` bytes, so a file that lies about its size (as /proc files do) is still capped. */
-async function readCapped(handle: FileHandle, limit: number): Promise<string | undefined> {
+async function readCapped(handle: FileHandle, limit: number): Promise<Buffer | undefined> {
   try {
     const buffer = Buffer.alloc(limit + 1);
     let length = 0;
@@ -178,13 +181,16 @@ async function readCapped(handle: FileHandle, limit: number): Promise<string | u
       length += bytesRead;
       if (length > limit) return undefined;
     }
-    return buffer.subarray(0, length).toString('utf8');
+    return buffer.subarray(0, length);
   } finally {
     await handle.close();
   }
 }
 
-/** Reads every Markdown and text file below `folder`; other files, and any not safe to read, are reported. */
+/**
+ * Reads every Markdown, text, HTML, PDF and DOCX file below `folder`; other files, those that cannot be
+ * read as their format, and any not safe to read, are reported.
+ */
 export async function loadDocuments(
   folder: string,
   options: LoadOptions = {},
@@ -198,29 +204,41 @@ export async function loadDocuments(
   for (const file of files) {
     const path = file.path;
     const relativePath = relative(root, path);
-    if (!indexed.has(extname(path).toLowerCase())) {
-      skipped.push({ path: relativePath, reason: 'not Markdown or plain text' });
+    if (!isIndexed(path)) {
+      skipped.push({ path: relativePath, reason: 'not Markdown, text, HTML, PDF or DOCX' });
       continue;
     }
     try {
       const { handle, info } = await openChecked(file);
-      const text = info.size > maxFileBytes ? undefined : await readCapped(handle, maxFileBytes);
+      const bytes = info.size > maxFileBytes ? undefined : await readCapped(handle, maxFileBytes);
       if (info.size > maxFileBytes) await handle.close();
-      if (text === undefined) {
+      if (bytes === undefined) {
         skipped.push({
           path: relativePath,
           reason: `larger than ${maxFileBytes} bytes (KNOWLEDGE_MAX_FILE_BYTES)`,
         });
         continue;
       }
-      const heading = /^#\s+(.+)$/m.exec(text)?.[1]?.trim();
+      let extracted: Extracted;
+      try {
+        extracted = await extract(path, bytes);
+      } catch (error) {
+        skipped.push({
+          path: relativePath,
+          reason: `cannot be read as ${formats[extname(path).toLowerCase()]} (${String(error instanceof Error ? error.message : error).slice(0, 200)})`,
+        });
+        continue;
+      }
+      const heading = extracted.markdown ? /^#\s+(.+)$/m.exec(extracted.text)?.[1]?.trim() : undefined;
       documents.push({
         id: documentId(relativePath),
         path: relativePath.split(sep).join('/'),
-        title: heading ?? basename(path, extname(path)),
-        text,
+        title: heading ?? extracted.title ?? basename(path, extname(path)),
+        text: extracted.text,
         size: info.size,
         updated: info.mtime.toISOString(),
+        markdown: extracted.markdown,
+        mimeType: extracted.mimeType,
       });
     } catch (error) {
       skipped.push({

@@ -67,7 +67,7 @@ export class KnowledgeBase {
       let passages = 0;
       // Indexed in slices, yielding to the event loop, so searches keep being answered from the old index.
       for (const document of documents) {
-        const pieces = splitPassages(document, !document.path.endsWith('.txt'));
+        const pieces = splitPassages(document, document.markdown);
         passages += pieces.length;
         for (let start = 0; start < pieces.length; start += indexSlice) {
           index.addAll(pieces.slice(start, start + indexSlice));

@@ -143,7 +143,7 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
           // Each document's own title and path, not the template's generic ones.
           title: document.title,
           description: document.path,
-          mimeType: document.path.endsWith('.txt') ? 'text/plain' : 'text/markdown',
+          mimeType: document.markdown ? 'text/markdown' : 'text/plain',
           size: document.size,
         })),
       }),
@@ -156,7 +156,7 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
         contents: [
           {
             uri: uri.href,
-            mimeType: document.path.endsWith('.txt') ? 'text/plain' : 'text/markdown',
+            mimeType: document.markdown ? 'text/markdown' : 'text/plain',
             text: cut(document.text, documentBudget),
           },
         ],

@@ -147,7 +147,7 @@ describe('knowledge server over stdio', () => {
 
   it('reports files it skipped: unreadable ones and non-text ones, without failing', () => {
     expect(stderr).toMatch(/"msg":"file skipped","file":"broken.md","reason":"cannot be read \(ENOENT\)"/);
-    expect(stderr).toMatch(/"file":"logo.png","reason":"not Markdown or plain text"/);
+    expect(stderr).toMatch(/"file":"logo.png","reason":"not Markdown, text, HTML, PDF or DOCX"/);
   });
 
   it('picks up a changed folder: rebuilds the index and sends resources/list_changed', async () => {
