@@ -4,7 +4,12 @@ import { parseArgs } from 'node:util';
 export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'serve'; docs?: string; http?: { host: string; port: number } }
+  | {
+      kind: 'serve';
+      docs?: string;
+      http?: { host: string; port: number };
+      embeddings?: { url?: string; model?: string; cacheDir?: string };
+    }
   | { kind: 'usage-error'; message: string };
 
 export const usage = `Usage: mcp-server-knowledge [--docs DIR] [--http [--port 3001] [--host 127.0.0.1]]
@@ -16,11 +21,17 @@ Options:
   --http         serve Streamable HTTP at /mcp instead of stdio
   --port <n>     HTTP port (default 3001; 0 picks a free port)
   --host <name>  HTTP bind address (default 127.0.0.1)
+  --embeddings-url <url>     an OpenAI-compatible embeddings endpoint's base URL: hybrid search
+  --embeddings-model <name>  the embedding model (with --embeddings-url)
+  --cache-dir <dir>          where vectors are kept (default: KNOWLEDGE_CACHE_DIR, else the user's cache folder)
   --help, --version
 
 Environment:
   KNOWLEDGE_DIR  folder of documents (when --docs is not given)
   KNOWLEDGE_MAX_FILE_BYTES  largest file indexed (default 2097152); larger ones are skipped
+  KNOWLEDGE_EMBEDDINGS_URL, KNOWLEDGE_EMBEDDINGS_MODEL, KNOWLEDGE_EMBEDDINGS_API_KEY
+                 hybrid search through an OpenAI-compatible embeddings endpoint (the key only from here)
+  KNOWLEDGE_CACHE_DIR  where vectors are kept between runs
   LOG_LEVEL      "info" (default) or "warn" (logs go to stderr)
 `;
 
@@ -33,6 +44,9 @@ export function parseCommandLine(argv: string[]): CliCommand {
     host?: string;
     help?: boolean;
     version?: boolean;
+    'embeddings-url'?: string;
+    'embeddings-model'?: string;
+    'cache-dir'?: string;
   };
   try {
     ({ values } = parseArgs({
@@ -44,6 +58,9 @@ export function parseCommandLine(argv: string[]): CliCommand {
         http: { type: 'boolean' },
         port: { type: 'string' },
         host: { type: 'string' },
+        'embeddings-url': { type: 'string' },
+        'embeddings-model': { type: 'string' },
+        'cache-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -67,5 +84,14 @@ export function parseCommandLine(argv: string[]): CliCommand {
     kind: 'serve',
     ...(values.docs ? { docs: values.docs } : {}),
     ...(values.http ? { http: { host: values.host ?? '127.0.0.1', port } } : {}),
+    ...(values['embeddings-url'] || values['embeddings-model'] || values['cache-dir']
+      ? {
+          embeddings: {
+            ...(values['embeddings-url'] ? { url: values['embeddings-url'] } : {}),
+            ...(values['embeddings-model'] ? { model: values['embeddings-model'] } : {}),
+            ...(values['cache-dir'] ? { cacheDir: values['cache-dir'] } : {}),
+          },
+        }
+      : {}),
   };
 }

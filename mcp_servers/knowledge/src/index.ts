@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { parseCommandLine, usage } from './cli.js';
 import { defaultMaxFileBytes } from './documents.js';
+import { defaultCacheDir, Embeddings } from './embeddings.js';
 import { serveHttp } from './http.js';
 import { KnowledgeBase } from './knowledge-base.js';
 import { stderrLogger } from './log.js';
@@ -37,7 +38,32 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const knowledge = new KnowledgeBase(folder, logger, { maxFileBytes });
+  // Hybrid search when an embeddings endpoint and model are given (flags win over variables).
+  const embeddingsUrl = command.embeddings?.url ?? process.env.KNOWLEDGE_EMBEDDINGS_URL?.trim();
+  const embeddingsModel = command.embeddings?.model ?? process.env.KNOWLEDGE_EMBEDDINGS_MODEL?.trim();
+  if (Boolean(embeddingsUrl) !== Boolean(embeddingsModel)) {
+    process.stderr.write(
+      'mcp-server-knowledge: hybrid search needs both KNOWLEDGE_EMBEDDINGS_URL and KNOWLEDGE_EMBEDDINGS_MODEL (or --embeddings-url and --embeddings-model)\n',
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const apiKey = process.env.KNOWLEDGE_EMBEDDINGS_API_KEY?.trim();
+  const embeddings =
+    embeddingsUrl && embeddingsModel
+      ? new Embeddings(
+          {
+            url: embeddingsUrl,
+            model: embeddingsModel,
+            ...(apiKey ? { apiKey } : {}),
+            cacheDir:
+              command.embeddings?.cacheDir ??
+              (process.env.KNOWLEDGE_CACHE_DIR?.trim() || defaultCacheDir(process.env)),
+          },
+          logger,
+        )
+      : undefined;
+  const knowledge = new KnowledgeBase(folder, logger, { maxFileBytes }, embeddings);
   await knowledge.rebuild();
   const sessions = sessionServers(knowledge);
   const newServer = sessions.newServer;

@@ -8,6 +8,7 @@ import {
   type SkippedFile,
   splitPassages,
 } from './documents.js';
+import { cosine, type Embeddings } from './embeddings.js';
 import type { Logger } from './log.js';
 import { tokenize } from './tokenize.js';
 
@@ -21,7 +22,13 @@ export interface SearchHit {
   heading: string;
   excerpt: string;
   score: number;
+  /** Why it was found: by its words (BM25), by meaning (embeddings), or both. */
+  matched?: 'lexical' | 'semantic' | 'both';
 }
+
+/** Reciprocal rank fusion's constant (the customary 60) and how deep each ranking is read. */
+const fusionK = 60;
+const fusionDepth = 50;
 
 function excerpt(text: string, length = 240): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -47,6 +54,10 @@ export class KnowledgeBase {
   private index = createIndex();
   private documents = new Map<string, KnowledgeDocument>();
   private passages = 0;
+  private passageList: Passage[] = [];
+  private embedded: Promise<void> = Promise.resolve();
+  /** When the index was last rebuilt (ISO). */
+  lastRebuild: string | undefined;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private building: Promise<void> = Promise.resolve();
@@ -56,7 +67,14 @@ export class KnowledgeBase {
     readonly folder: string,
     private readonly logger: Logger,
     private readonly options: LoadOptions = {},
+    /** Embeddings for hybrid search; without them search is BM25 only. */
+    readonly embeddings?: Embeddings,
   ) {}
+
+  /** Resolves once the passages of the last rebuild have vectors (or the endpoint failed). */
+  vectorsReady(): Promise<void> {
+    return this.building.then(() => this.embedded);
+  }
 
   /** Reads the folder and (re)builds the index; the old index serves until the new one is ready. */
   rebuild(): Promise<void> {
@@ -65,10 +83,12 @@ export class KnowledgeBase {
       const { documents, skipped } = await loadDocuments(this.folder, this.options);
       const index = createIndex();
       let passages = 0;
+      const list: Passage[] = [];
       // Indexed in slices, yielding to the event loop, so searches keep being answered from the old index.
       for (const document of documents) {
         const pieces = splitPassages(document, document.markdown);
         passages += pieces.length;
+        list.push(...pieces);
         for (let start = 0; start < pieces.length; start += indexSlice) {
           index.addAll(pieces.slice(start, start + indexSlice));
           await new Promise((resolve) => setImmediate(resolve));
@@ -77,7 +97,16 @@ export class KnowledgeBase {
       this.index = index;
       this.documents = new Map(documents.map((document) => [document.id, document]));
       this.passages = passages;
+      this.passageList = list;
+      this.lastRebuild = new Date().toISOString();
       this.skipped = skipped;
+      // Vectors are made in the background: the lexical index serves at once.
+      if (this.embeddings) {
+        const embeddings = this.embeddings;
+        this.embedded = embeddings.ensure(list.map((passage) => passage.text)).catch((error: unknown) => {
+          this.logger.warn('embedding the passages failed', { error: String(error) });
+        });
+      }
       for (const file of skipped) this.logger.warn('file skipped', { file: file.path, reason: file.reason });
       this.logger.info('index built', {
         documents: documents.length,
@@ -119,12 +148,59 @@ export class KnowledgeBase {
       }));
   }
 
+  /**
+   * The best passages for a query by meaning and by words: BM25 and vector (cosine) rankings fused by
+   * reciprocal rank, each hit saying how it matched. Without embeddings (or when the question cannot be
+   * embedded) it is the BM25 ranking.
+   */
+  async hybridSearch(query: string, limit = 4): Promise<SearchHit[]> {
+    const lexical = this.index.search(query).slice(0, fusionDepth);
+    const vector = this.embeddings ? await this.embeddings.query(query) : undefined;
+    if (!vector) return this.search(query, limit).map((hit) => ({ ...hit, matched: 'lexical' as const }));
+    const scored: Array<{ passage: Passage; similarity: number }> = [];
+    for (const passage of this.passageList) {
+      const own = this.embeddings?.vectorOf(passage.text);
+      if (own) scored.push({ passage, similarity: cosine(vector, own) });
+    }
+    scored.sort((left, right) => right.similarity - left.similarity);
+    const fused = new Map<string, { passage: Passage; score: number; lexical: boolean; semantic: boolean }>();
+    const byId = new Map(this.passageList.map((passage) => [passage.id, passage]));
+    lexical.forEach((hit, rank) => {
+      const passage = byId.get(hit.id as string);
+      if (passage)
+        fused.set(passage.id, { passage, score: 1 / (fusionK + rank + 1), lexical: true, semantic: false });
+    });
+    scored.slice(0, fusionDepth).forEach(({ passage, similarity }, rank) => {
+      if (similarity <= 0) return;
+      const entry = fused.get(passage.id) ?? { passage, score: 0, lexical: false, semantic: false };
+      entry.score += 1 / (fusionK + rank + 1);
+      entry.semantic = true;
+      fused.set(passage.id, entry);
+    });
+    return [...fused.values()]
+      .sort((left, right) => right.score - left.score)
+      .slice(0, limit)
+      .map(({ passage, score, lexical: byWords, semantic }) => ({
+        documentId: passage.documentId,
+        title: passage.title,
+        heading: passage.heading,
+        excerpt: excerpt(passage.text),
+        score: Math.round(score * 10_000) / 10_000,
+        matched: byWords && semantic ? 'both' : semantic ? 'semantic' : 'lexical',
+      }));
+  }
+
   list(): KnowledgeDocument[] {
     return [...this.documents.values()];
   }
 
   get(id: string): KnowledgeDocument | undefined {
     return this.documents.get(id) ?? this.documents.get(encodeURIComponent(decodeURIComponent(id)));
+  }
+
+  /** Every passage's text (for the settings' embedded count). */
+  passageTexts(): string[] {
+    return this.passageList.map((passage) => passage.text);
   }
 
   stats(): { documents: number; passages: number } {

@@ -17,6 +17,7 @@ const hitSchema = z.object({
   heading: z.string(),
   excerpt: z.string(),
   score: z.number(),
+  matched: z.enum(['lexical', 'semantic', 'both']).optional(),
   uri: z.string(),
 });
 
@@ -51,7 +52,7 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
     {
       title: 'Search the knowledge base',
       description:
-        'Full-text search (Japanese and English) over the team’s documents; returns the best passages with their document, heading and score.',
+        'Search (Japanese and English, by words and, when embeddings are configured, by meaning) over the team’s documents; returns the best passages with their document, heading, score and how each matched.',
       inputSchema: {
         query: z.string().min(1).describe('What to look for, in any words'),
         limit: z.number().int().min(1).max(20).optional().describe('How many passages (default 4)'),
@@ -60,7 +61,7 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ query, limit }): Promise<CallToolResult> => {
-      const hits = knowledge.search(query, limit ?? 4);
+      const hits = await knowledge.hybridSearch(query, limit ?? 4);
       return {
         content: [{ type: 'text', text: describeHits(query, hits) }],
         structuredContent: {
@@ -99,6 +100,42 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
             text: `# ${document.title} (${document.path})\n\n${cut(document.text, documentBudget)}`,
           },
         ],
+      };
+    },
+  );
+
+  server.registerResource(
+    'settings',
+    'kb://settings',
+    {
+      title: 'Index and search settings',
+      description:
+        'How the knowledge base indexes and searches: counts, embeddings, last rebuild (no secrets)',
+      mimeType: 'application/json',
+    },
+    async (uri) => {
+      const embeddings = knowledge.embeddings;
+      const embedded = embeddings
+        ? knowledge.passageTexts().filter((text) => embeddings.vectorOf(text)).length
+        : 0;
+      const settings = {
+        ...knowledge.stats(),
+        lastRebuild: knowledge.lastRebuild ?? null,
+        skippedFiles: knowledge.skipped.length,
+        search: embeddings ? 'hybrid (BM25 + embeddings, reciprocal rank fusion)' : 'lexical (BM25)',
+        embeddings: embeddings
+          ? {
+              model: embeddings.settings.model,
+              // The endpoint's host only: never its key, never a path that might carry one.
+              endpoint: new URL(embeddings.settings.url).host,
+              embeddedPassages: embedded,
+              ...embeddings.counts,
+              ...(embeddings.lastError ? { lastError: embeddings.lastError.slice(0, 300) } : {}),
+            }
+          : null,
+      };
+      return {
+        contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(settings, null, 2) }],
       };
     },
   );

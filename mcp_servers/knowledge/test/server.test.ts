@@ -99,7 +99,12 @@ describe('knowledge server over stdio', () => {
       'kb://documents/deploy.md',
       'kb://documents/notes.txt',
       'kb://documents/vacation.md',
+      'kb://settings',
     ]);
+    const settings = JSON.parse(
+      ((await client.readResource({ uri: 'kb://settings' })).contents[0] as { text: string }).text,
+    );
+    expect(settings).toMatchObject({ documents: 3, search: 'lexical (BM25)', embeddings: null });
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(['kb://documents/{id}']);
     const list = await client.readResource({ uri: 'kb://documents' });

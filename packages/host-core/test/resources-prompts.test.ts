@@ -41,7 +41,7 @@ describe('resources and prompts through McpClientManager', () => {
         .listResources()
         .map((resource) => resource.uri)
         .sort(),
-    ).toEqual(['kb://documents', 'kb://documents/deploy.md', 'kb://documents/expenses.md']);
+    ).toEqual(['kb://documents', 'kb://documents/deploy.md', 'kb://documents/expenses.md', 'kb://settings']);
     expect(mcp.listResourceTemplates()).toEqual([
       expect.objectContaining({ server: 'kb', uriTemplate: 'kb://documents/{id}' }),
     ]);

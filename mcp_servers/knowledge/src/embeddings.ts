@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from './log.js';
+
+/** Where embeddings come from: any OpenAI-compatible `POST {url}/embeddings`. */
+export interface EmbeddingSettings {
+  /** Base URL, e.g. `http://127.0.0.1:11434/v1` (Ollama), `https://api.openai.com/v1`. */
+  url: string;
+  model: string;
+  apiKey?: string;
+  /** Where vectors are kept between runs (default: the user's cache folder). */
+  cacheDir: string;
+  /** Inputs per request (default 64). */
+  batchSize?: number;
+  /** One request's deadline (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** The default cache folder: `$XDG_CACHE_HOME` or `~/.cache`, then this server's own folder. */
+export const defaultCacheDir = (env: NodeJS.ProcessEnv) =>
+  join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ai-assistant-knowledge');
+
+const hashOf = (model: string, text: string) =>
+  createHash('sha256').update(model).update('\u0000').update(text).digest();
+
+/**
+ * Passage vectors from an embeddings endpoint, cached on disk by model and passage content (a restart
+ * or a changed file embeds only what is new), requested in batches one at a time (a bounded rate). An
+ * endpoint that fails or is missing leaves search lexical: one log line, never an exception out.
+ * Vectors are Float32Array: 10 000 passages at 1 536 dimensions take about 61 MB.
+ */
+export class Embeddings {
+  private readonly vectors = new Map<string, Float32Array>();
+  private readonly file: string;
+  private loaded: Promise<void> | undefined;
+  /** What this run did, for kb://settings. */
+  readonly counts = { embeddedThisRun: 0, cacheHits: 0, requests: 0, failures: 0 };
+  lastError: string | undefined;
+
+  constructor(
+    readonly settings: EmbeddingSettings,
+    private readonly logger: Logger,
+    private readonly fetchFn: typeof fetch = fetch,
+  ) {
+    this.file = join(
+      settings.cacheDir,
+      `${createHash('sha256').update(settings.url).update('\u0000').update(settings.model).digest('hex').slice(0, 32)}.vectors`,
+    );
+  }
+
+  /** The vector of a passage's text, when it has one. */
+  vectorOf(text: string): Float32Array | undefined {
+    return this.vectors.get(hashOf(this.settings.model, text).toString('hex'));
+  }
+
+  /** Makes sure every text has a vector (cached ones are reused); stops at the first failure. */
+  async ensure(texts: string[]): Promise<void> {
+    await this.load();
+    const missing = [...new Set(texts)].filter((text) => !this.vectorOf(text));
+    this.counts.cacheHits += texts.length - missing.length;
+    const size = this.settings.batchSize ?? 64;
+    for (let start = 0; start < missing.length; start += size) {
+      const batch = missing.slice(start, start + size);
+      const vectors = await this.request(batch);
+      if (!vectors) return;
+      const records: Buffer[] = [];
+      batch.forEach((text, index) => {
+        const vector = vectors[index] as Float32Array;
+        const hash = hashOf(this.settings.model, text);
+        this.vectors.set(hash.toString('hex'), vector);
+        const header = Buffer.alloc(36);
+        hash.copy(header, 0);
+        header.writeUInt32LE(vector.length, 32);
+        records.push(header, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+      });
+      this.counts.embeddedThisRun += batch.length;
+      await mkdir(this.settings.cacheDir, { recursive: true });
+      await appendFile(this.file, Buffer.concat(records));
+    }
+  }
+
+  /** A question's vector, or undefined (the search stays lexical). */
+  async query(text: string): Promise<Float32Array | undefined> {
+    return (await this.request([text]))?.[0];
+  }
+
+  private load(): Promise<void> {
+    this.loaded ??= readFile(this.file).then(
+      (bytes) => {
+        for (let at = 0; at + 36 <= bytes.length; ) {
+          const hash = bytes.subarray(at, at + 32).toString('hex');
+          const length = bytes.readUInt32LE(at + 32);
+          const end = at + 36 + length * 4;
+          if (end > bytes.length) break; // a record cut short by a crash: the rest is re-embedded
+          this.vectors.set(
+            hash,
+            new Float32Array(bytes.buffer.slice(bytes.byteOffset + at + 36, bytes.byteOffset + end)),
+          );
+          at = end;
+        }
+      },
+      () => undefined,
+    );
+    return this.loaded;
+  }
+
+  private async request(input: string[]): Promise<Float32Array[] | undefined> {
+    this.counts.requests += 1;
+    try {
+      const response = await this.fetchFn(`${this.settings.url.replace(/\/+$/, '')}/embeddings`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {}),
+        },
+        body: JSON.stringify({ model: this.settings.model, input }),
+        signal: AbortSignal.timeout(this.settings.timeoutMs ?? 30_000),
+      });
+      if (!response.ok) throw new Error(`the embeddings endpoint answered HTTP ${response.status}`);
+      const body = (await response.json()) as { data?: Array<{ index?: number; embedding?: unknown }> };
+      const data = [...(body.data ?? [])].sort((left, right) => (left.index ?? 0) - (right.index ?? 0));
+      if (data.length !== input.length || !data.every((item) => Array.isArray(item.embedding)))
+        throw new Error('the embeddings endpoint answered something other than one vector per input');
+      return data.map((item) => Float32Array.from(item.embedding as number[]));
+    } catch (error) {
+      this.counts.failures += 1;
+      const message = error instanceof Error ? error.message : String(error);
+      if (this.lastError !== message)
+        this.logger.warn('embeddings unavailable; search stays lexical', { error: message.slice(0, 300) });
+      this.lastError = message;
+      return undefined;
+    }
+  }
+}
+
+/** Cosine similarity of two vectors (0 when either is empty or their lengths differ). */
+export function cosine(left: Float32Array, right: Float32Array): number {
+  if (left.length !== right.length || left.length === 0) return 0;
+  let dot = 0;
+  let a = 0;
+  let b = 0;
+  for (let index = 0; index < left.length; index++) {
+    const x = left[index] as number;
+    const y = right[index] as number;
+    dot += x * y;
+    a += x * x;
+    b += y * y;
+  }
+  return a === 0 || b === 0 ? 0 : dot / Math.sqrt(a * b);
+}
