@@ -50,7 +50,7 @@ export class Embeddings {
     );
   }
 
-  /** The vector of a passage's text, when it has one. */
+  /** The unit vector of a passage's text, when it has one. */
   vectorOf(text: string): Float32Array | undefined {
     return this.vectors.get(hashOf(this.settings.model, text).toString('hex'));
   }
@@ -67,7 +67,8 @@ export class Embeddings {
       if (!vectors) return;
       const records: Buffer[] = [];
       batch.forEach((text, index) => {
-        const vector = vectors[index] as Float32Array;
+        // Kept (and cached) as unit vectors: cosine similarity is then one dot product.
+        const vector = normalized(vectors[index] as Float32Array);
         const hash = hashOf(this.settings.model, text);
         this.vectors.set(hash.toString('hex'), vector);
         const header = Buffer.alloc(36);
@@ -135,18 +136,20 @@ export class Embeddings {
   }
 }
 
-/** Cosine similarity of two vectors (0 when either is empty or their lengths differ). */
-export function cosine(left: Float32Array, right: Float32Array): number {
-  if (left.length !== right.length || left.length === 0) return 0;
-  let dot = 0;
-  let a = 0;
-  let b = 0;
-  for (let index = 0; index < left.length; index++) {
-    const x = left[index] as number;
-    const y = right[index] as number;
-    dot += x * y;
-    a += x * x;
-    b += y * y;
-  }
-  return a === 0 || b === 0 ? 0 : dot / Math.sqrt(a * b);
+/** A vector scaled to length 1 (a zero vector stays zero): cosine similarity is then a dot product. */
+export function normalized(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (const value of vector) sum += value * value;
+  const length = Math.sqrt(sum);
+  if (length === 0) return new Float32Array(vector.length);
+  const unit = new Float32Array(vector.length);
+  for (let index = 0; index < vector.length; index++) unit[index] = (vector[index] as number) / length;
+  return unit;
+}
+
+/** The dot product of two vectors of one length. */
+export function dot(left: Float32Array, right: Float32Array): number {
+  let sum = 0;
+  for (let index = 0; index < left.length; index++) sum += (left[index] as number) * (right[index] as number);
+  return sum;
 }

@@ -8,7 +8,7 @@ import {
   type SkippedFile,
   splitPassages,
 } from './documents.js';
-import { cosine, type Embeddings } from './embeddings.js';
+import { dot, type Embeddings, normalized } from './embeddings.js';
 import type { Logger } from './log.js';
 import { tokenize } from './tokenize.js';
 
@@ -56,6 +56,7 @@ export class KnowledgeBase {
   private passages = 0;
   private passageList: Passage[] = [];
   private embedded: Promise<void> = Promise.resolve();
+  private vectorIndex: Array<{ passage: Passage; vector: Float32Array }> = [];
   /** When the index was last rebuilt (ISO). */
   lastRebuild: string | undefined;
   private watcher: FSWatcher | undefined;
@@ -103,9 +104,19 @@ export class KnowledgeBase {
       // Vectors are made in the background: the lexical index serves at once.
       if (this.embeddings) {
         const embeddings = this.embeddings;
-        this.embedded = embeddings.ensure(list.map((passage) => passage.text)).catch((error: unknown) => {
-          this.logger.warn('embedding the passages failed', { error: String(error) });
-        });
+        this.embedded = embeddings
+          .ensure(list.map((passage) => passage.text))
+          .catch((error: unknown) => {
+            this.logger.warn('embedding the passages failed', { error: String(error) });
+          })
+          .then(() => {
+            // The passages' unit vectors in order (shared with the cache, not copied): one dot product each.
+            if (this.passageList !== list) return;
+            this.vectorIndex = list.flatMap((passage) => {
+              const vector = embeddings.vectorOf(passage.text);
+              return vector ? [{ passage, vector }] : [];
+            });
+          });
       }
       for (const file of skipped) this.logger.warn('file skipped', { file: file.path, reason: file.reason });
       this.logger.info('index built', {
@@ -157,11 +168,10 @@ export class KnowledgeBase {
     const lexical = this.index.search(query).slice(0, fusionDepth);
     const vector = this.embeddings ? await this.embeddings.query(query) : undefined;
     if (!vector) return this.search(query, limit).map((hit) => ({ ...hit, matched: 'lexical' as const }));
+    const question = normalized(vector);
     const scored: Array<{ passage: Passage; similarity: number }> = [];
-    for (const passage of this.passageList) {
-      const own = this.embeddings?.vectorOf(passage.text);
-      if (own) scored.push({ passage, similarity: cosine(vector, own) });
-    }
+    for (const { passage, vector: own } of this.vectorIndex)
+      if (own.length === question.length) scored.push({ passage, similarity: dot(question, own) });
     scored.sort((left, right) => right.similarity - left.similarity);
     const fused = new Map<string, { passage: Passage; score: number; lexical: boolean; semantic: boolean }>();
     const byId = new Map(this.passageList.map((passage) => [passage.id, passage]));
