@@ -110,6 +110,15 @@ describe('MCP authorization against a real authorization server (oidc-provider) 
     expect(storedAfter.tokens.access_token).not.toBe(storedBefore.tokens.access_token);
   }, 30_000);
 
+  it('a server that refuses the person’s tokens (401 after a refresh) makes the call MISSING_CREDENTIALS: they reconnect', async () => {
+    server.refuse('alice');
+    const view = await people.viewFor(alice);
+    await expect(view?.callTool('mcp__tracker__whoami', {})).rejects.toMatchObject({
+      code: 'MISSING_CREDENTIALS',
+      server: 'tracker',
+    });
+  }, 30_000);
+
   it('disconnect revokes at the authorization server; the old token no longer works', async () => {
     const revoked = as.counts.revocations;
     const grant = JSON.parse(store.secrets.get('T1\u0000UBOB')?.tracker ?? '{}');

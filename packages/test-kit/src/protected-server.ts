@@ -12,6 +12,8 @@ export interface ProtectedServer {
   seen: Array<{ sub: string; tool?: string }>;
   /** Requests refused with 401. */
   refused: number;
+  /** From now on, refuses (401) every token of this subject, as a server does whose grant was withdrawn. */
+  refuse(sub: string): void;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export interface ProtectedServer {
 export async function startProtectedServer(issuer: string, url?: string): Promise<ProtectedServer> {
   const seen: ProtectedServer['seen'] = [];
   let refused = 0;
+  const withdrawn = new Set<string>();
   const http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const base = url ?? `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -51,7 +54,7 @@ export async function startProtectedServer(issuer: string, url?: string): Promis
     } catch {
       sub = undefined;
     }
-    if (!sub) {
+    if (!sub || withdrawn.has(sub)) {
       refused += 1;
       response.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${metadataUrl}"` });
       response.end();
@@ -76,6 +79,9 @@ export async function startProtectedServer(issuer: string, url?: string): Promis
     seen,
     get refused() {
       return refused;
+    },
+    refuse: (sub) => {
+      withdrawn.add(sub);
     },
     close: () =>
       new Promise<void>((resolve) => {

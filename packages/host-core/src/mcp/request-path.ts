@@ -118,7 +118,12 @@ export async function runRequest<T>(
         timeoutMs,
         signal: options.signal,
         redact: (text: string) => redactor.redact(text, secrets),
-        personal: config.personalCredential === true && tokens.token !== undefined,
+        // The person's credential went with the request, or is the connection's own (per-person).
+        personal:
+          config.personalCredential === true &&
+          (tokens.token !== undefined ||
+            config.personalSecret !== undefined ||
+            ('oauthPerson' in config && config.oauthPerson !== undefined)),
       });
     } finally {
       deadline.dispose();
