@@ -6,6 +6,14 @@ export {
   type RecordedDecision,
 } from './approvals.js';
 export { type AuditEntry, type AuditRow, AuditTrail } from './audit.js';
+export {
+  type ConversationMessage,
+  Conversations,
+  maxMessageText,
+  maxThreadRead,
+  type PersonConversation,
+  type ThreadMembership,
+} from './conversations.js';
 export { Coordination, claimRetentionMs, type EventClaim, type ThreadTurn } from './coordination.js';
 export { type CredentialInfo, Credentials, type PersonCredentials } from './credentials.js';
 export type { Engine } from './engines.js';

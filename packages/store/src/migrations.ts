@@ -165,6 +165,55 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_conversations': {
+    async up(db: Kysely<unknown>) {
+      // The threads an app takes part in, and what was said there: people's messages and final answers,
+      // never tool steps. Keys are the app's own (the Slack app: `<channel>:<thread ts>`, message ts).
+      await db.schema
+        .createTable('conversation_threads')
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('thread_key', 'text', (column) => column.notNull())
+        // Whether what was said before the app joined has been read from the source.
+        .addColumn('history_read', 'boolean', (column) => column.notNull())
+        .addColumn('last_at', 'timestamptz', (column) => column.notNull())
+        .addPrimaryKeyConstraint('conversation_threads_pk', ['workspace_id', 'thread_key'])
+        .execute();
+      await db.schema
+        .createIndex('conversation_threads_age')
+        .on('conversation_threads')
+        .column('last_at')
+        .execute();
+      await db.schema
+        .createTable('conversation_messages')
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('thread_key', 'text', (column) => column.notNull())
+        .addColumn('message_id', 'text', (column) => column.notNull())
+        // user or assistant
+        .addColumn('role', 'text', (column) => column.notNull())
+        // The writer of a user message; the asker an answer was for.
+        .addColumn('person_id', 'text')
+        .addColumn('text', 'text', (column) => column.notNull())
+        .addColumn('at', 'timestamptz', (column) => column.notNull())
+        .addPrimaryKeyConstraint('conversation_messages_pk', ['workspace_id', 'thread_key', 'message_id'])
+        .addCheckConstraint('conversation_messages_role', sql`role in ('user', 'assistant')`)
+        .execute();
+      await db.schema
+        .createIndex('conversation_messages_thread_at')
+        .on('conversation_messages')
+        .columns(['workspace_id', 'thread_key', 'at'])
+        .execute();
+      await db.schema
+        .createIndex('conversation_messages_person')
+        .on('conversation_messages')
+        .columns(['workspace_id', 'person_id', 'at'])
+        .execute();
+      await db.schema
+        .createIndex('conversation_messages_age')
+        .on('conversation_messages')
+        .column('at')
+        .execute();
+    },
+  },
   '0007_audit_and_usage': {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -218,6 +267,8 @@ export async function migrate(db: Kysely<unknown>, options: { to?: string } = {}
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'store_migrations',
     migrationLockTableName: 'store_migrations_lock',
+    // 0005 and 0006 were added after 0007 had shipped: a database with 0007 applied takes them late.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = options.to
     ? await migrator.migrateTo(options.to)

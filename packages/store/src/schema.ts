@@ -114,6 +114,25 @@ export interface UsageDailyTable {
   tool_calls: Generated<number>;
 }
 
+/** A thread an app takes part in (see conversations.ts). */
+export interface ConversationThreadsTable {
+  workspace_id: string;
+  thread_key: string;
+  history_read: boolean;
+  last_at: Timestamp;
+}
+
+/** A person's message or a final answer in a thread; never a tool step. */
+export interface ConversationMessagesTable {
+  workspace_id: string;
+  thread_key: string;
+  message_id: string;
+  role: 'user' | 'assistant';
+  person_id: string | null;
+  text: string;
+  at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_servers: WorkspaceServersTable;
@@ -123,4 +142,6 @@ export interface Database {
   pending_approvals: PendingApprovalsTable;
   audit_events: AuditEventsTable;
   usage_daily: UsageDailyTable;
+  conversation_threads: ConversationThreadsTable;
+  conversation_messages: ConversationMessagesTable;
 }

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { Approvals } from './approvals.js';
 import { AuditTrail } from './audit.js';
+import { Conversations } from './conversations.js';
 import { Coordination } from './coordination.js';
 import { Credentials } from './credentials.js';
 import type { Engine } from './engines.js';
@@ -23,7 +24,8 @@ export function databaseOf(store: Store): Kysely<Database> {
 
 /**
  * The assistant's database, by concern: people's credentials, workspaces and their settings, apps'
- * sealed records, coordination across replicas (event claims, thread turns, pending approvals). Open with `openStore`.
+ * sealed records, coordination across replicas (event claims, thread turns, pending approvals),
+ * conversations. Open with `openStore`.
  */
 export class Store {
   private closed = false;
@@ -41,6 +43,8 @@ export class Store {
   readonly audit: AuditTrail;
   /** Model tokens, tool calls and questions per person per day. */
   readonly usage: UsageCounts;
+  /** The threads an app takes part in: people's messages and final answers, never tool steps. */
+  readonly conversations: Conversations;
   /**
    * What MCP authorization keeps besides people's credentials: its flows and client registrations as
    * sealed records, and refresh claims (one replica refreshes a grant) as event claims.
@@ -70,6 +74,7 @@ export class Store {
     this.approvals = new Approvals(db, this.coordination);
     this.audit = new AuditTrail(db);
     this.usage = new UsageCounts(db);
+    this.conversations = new Conversations(db);
     this.oauth = {
       record: (kind, id) => this.sealed.get(kind, id),
       saveRecord: (kind, id, workspace, value) =>

@@ -58,7 +58,8 @@ export class WorkspaceSettings {
 
   /**
    * Deletes a workspace and everything stored for it, in one transaction: every credential, its server
-   * settings, its sealed records, its event claims, its pending approvals.
+   * settings, its sealed records, its event claims, its pending approvals, its audit, usage and
+   * conversations.
    */
   async delete(workspace: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -70,6 +71,8 @@ export class WorkspaceSettings {
       await trx.deleteFrom('pending_approvals').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('audit_events').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('usage_daily').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('conversation_messages').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('conversation_threads').where('workspace_id', '=', workspace).execute();
     });
   }
 }
