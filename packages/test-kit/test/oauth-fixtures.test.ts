@@ -92,6 +92,14 @@ describe('OAuth fixtures: a real authorization server, a protected MCP server, a
           token_endpoint_auth_method: 'client_secret_basic',
           scope: 'mcp:read',
         },
+        {
+          client_id: 'host-app',
+          client_secret: 'host-secret',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          redirect_uris: [redirectUrl],
+          token_endpoint_auth_method: 'client_secret_post',
+        },
       ],
     });
     server = await startProtectedMcpServer({ issuer: as.issuer });
@@ -288,6 +296,28 @@ describe('OAuth fixtures: a real authorization server, a protected MCP server, a
     }
   });
 
+  it('signs in through a pre-registered confidential client (client_secret_post), no registration', async () => {
+    const provider = new MemoryClientProvider();
+    provider.information = {
+      client_id: 'host-app',
+      client_secret: 'host-secret',
+      redirect_uris: [redirectUrl],
+      token_endpoint_auth_method: 'client_secret_post',
+    };
+    const registrations = as.counts.registrations;
+    expect(await auth(provider, { serverUrl: server.url })).toBe('REDIRECT');
+    const code = new URL(
+      await followAuthorization(String(provider.authorizationUrl), { account: 'grace' }),
+    ).searchParams.get('code');
+    expect(await auth(provider, { serverUrl: server.url, authorizationCode: code ?? '' })).toBe('AUTHORIZED');
+    expect(as.counts.registrations).toBe(registrations);
+    expect(decodeJwt(provider.saved?.access_token ?? '')).toMatchObject({
+      sub: 'grace',
+      client_id: 'host-app',
+    });
+    expect((await whoami(server.url, provider)).sub).toBe('grace');
+  });
+
   it('gives a pre-registered confidential client a token by client_credentials', async () => {
     const { token_endpoint: tokenEndpoint } = await tokenEndpoints();
     const before = as.counts.token.client_credentials;
@@ -318,16 +348,23 @@ describe('OAuth fixtures: a real authorization server, a protected MCP server, a
   });
 });
 
-describe('startProtectedMcpServer with challengeScope', () => {
-  it('adds scope to the 401 challenge', async () => {
-    const as = await startOAuthServer();
+describe('per-server options', () => {
+  it('challengeScope adds scope to the 401 challenge; deny says no to everyone', async () => {
+    const as = await startOAuthServer({ deny: true });
     const server = await startProtectedMcpServer({ issuer: as.issuer, challengeScope: 'mcp:read' });
+    as.resources.push(server.url);
     try {
       const response = await fetch(server.url, { method: 'POST' });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(
         `Bearer scope="mcp:read", resource_metadata="${server.prmUrl}"`,
       );
+      const provider = new MemoryClientProvider();
+      expect(await auth(provider, { serverUrl: server.url })).toBe('REDIRECT');
+      const back = new URL(
+        await followAuthorization(String(provider.authorizationUrl), { account: 'heidi' }),
+      );
+      expect(back.searchParams.get('error')).toBe('access_denied');
     } finally {
       await server.close();
       await as.close();
