@@ -1,4 +1,5 @@
 import type { UploadedFile } from './fake-slack-files.js';
+import type { RefusedRead } from './fake-slack-history.js';
 // The fake Slack's public face: what a test sees of it (calls, messages, workspaces) and what it can do.
 
 /** One Web API call the app made. */
@@ -109,6 +110,8 @@ export interface FakeSlack {
   deliverOverHttp(url: string, signingSecret: string): void;
   /** Each HTTP delivery: the event id, its retry number and the status the app answered. */
   deliveries: Array<{ eventId: string; retryNum: number; status: number }>;
+  /** History reads refused with 429 (only with `historyLimits`). */
+  refusedReads: RefusedRead[];
   /**
    * A workspace the app can be installed in: `oauth.v2.access` exchanges the returned code for its bot
    * token (once), `auth.test` answers for that token, and its people's events carry its team and bot.

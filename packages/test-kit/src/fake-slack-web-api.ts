@@ -3,6 +3,7 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { invalidBlocks, streamedText } from './fake-slack-blocks.js';
 import type { FakeSlackFiles } from './fake-slack-files.js';
+import type { HistoryLimiter } from './fake-slack-history.js';
 import { botUserId, type SlackState } from './fake-slack-state.js';
 import type { FakeWorkspace } from './fake-slack-types.js';
 
@@ -168,8 +169,10 @@ export function webApi(
       case 'assistant.threads.setStatus':
       case 'assistant.threads.setSuggestedPrompts':
       case 'assistant.threads.setTitle':
-        // As Slack: these name the assistant thread by channel_id and thread_ts.
-        if (!args.channel_id || !args.thread_ts) return { ok: false, error: 'invalid_arguments' };
+        // As Slack: these name the assistant thread by channel_id and thread_ts; an agent app
+        // (agent_view) sets its DM's suggested prompts by channel_id alone.
+        if (!args.channel_id || (!args.thread_ts && method !== 'assistant.threads.setSuggestedPrompts'))
+          return { ok: false, error: 'invalid_arguments' };
         if (method === 'assistant.threads.setStatus' && typeof args.status !== 'string')
           return { ok: false, error: 'invalid_arguments' };
         return { ok: true };
@@ -252,6 +255,7 @@ export function httpHandler(
   state: SlackState,
   answer: ReturnType<typeof webApi>,
   files: FakeSlackFiles,
+  limiter?: HistoryLimiter,
 ): RequestListener {
   return (request, response) => {
     if (files.upload(request, response)) return;
@@ -267,6 +271,12 @@ export function httpHandler(
       const authorization = request.headers.authorization;
       const token = authorization?.replace(/^Bearer /, '') ?? (args.token as string | undefined);
       state.calls.push({ method, args, token });
+      const retryAfter = limiter?.refuse(method, token);
+      if (retryAfter !== undefined) {
+        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) });
+        response.end('{"ok":false,"error":"ratelimited"}');
+        return;
+      }
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(answer(method, args, token)));
     })();

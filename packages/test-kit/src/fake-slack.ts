@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import { attachSocketMode, eventPusher } from './fake-slack-delivery.js';
 import { fakeSlackFiles } from './fake-slack-files.js';
+import { type HistoryLimits, historyLimiter } from './fake-slack-history.js';
 import { interactions } from './fake-slack-interactions.js';
 import { createSlackState } from './fake-slack-state.js';
 import type { FakeSlack } from './fake-slack-types.js';
@@ -10,29 +11,35 @@ import { httpHandler, webApi } from './fake-slack-web-api.js';
 import { listenOnLoopback } from './ports.js';
 
 export { streamedText } from './fake-slack-blocks.js';
+export type { HistoryLimits, RefusedRead } from './fake-slack-history.js';
 export { botUserId } from './fake-slack-state.js';
 export type { ApiCall, FakeSlack, FakeWorkspace, StoredMessage } from './fake-slack-types.js';
 
 /**
  * Starts the fake Slack. `repliesPageCap` caps `conversations.replies` pages below what `limit` asks
- * (default 2, so pagination is always exercised; Slack's own cap is 1 000).
+ * (default 2, so pagination is always exercised; Slack's own cap is 1 000). `historyLimits` applies the
+ * limits of a distributed app not approved for the Marketplace (1 history read a minute, pages of 15,
+ * 429 with Retry-After); `{}` takes Slack's own numbers.
  */
 export async function startFakeSlack({
   repliesPageCap = 2,
+  historyLimits,
 }: {
   repliesPageCap?: number;
+  historyLimits?: HistoryLimits;
 } = {}): Promise<FakeSlack> {
   const state = createSlackState();
+  const limiter = historyLimits ? historyLimiter(historyLimits) : undefined;
   // Known once the server listens, before any request can ask for it.
   let baseUrl = '';
   const files = fakeSlackFiles();
   const answer = webApi(state, {
     socketUrl: () => `${baseUrl.replace(/^http/, 'ws')}/socket`,
-    repliesPageCap,
+    repliesPageCap: limiter ? limiter.pageSize : repliesPageCap,
     files,
     baseUrl: () => baseUrl,
   });
-  const server = createServer(httpHandler(state, answer, files));
+  const server = createServer(httpHandler(state, answer, files, limiter));
   const socketMode = attachSocketMode(server, state);
   baseUrl = `http://127.0.0.1:${new URL(await listenOnLoopback(server)).port}`;
   const push = eventPusher(state, socketMode);
@@ -68,6 +75,7 @@ export async function startFakeSlack({
       state.http = { url, secret: signingSecret };
     },
     deliveries: state.deliveries,
+    refusedReads: limiter?.refused ?? [],
     addWorkspace(workspace) {
       state.workspaces.set(workspace.team, workspace);
       const code = `code-${workspace.team}-${state.codes.size + 1}`;

@@ -10,6 +10,8 @@ export {
   botUserId,
   type FakeSlack,
   type FakeWorkspace,
+  type HistoryLimits,
+  type RefusedRead,
   type StoredMessage,
   startFakeSlack,
   streamedText,
