@@ -13,6 +13,7 @@ import { registerListeners } from './listeners/index.js';
 import { Answering } from './slack/answering.js';
 import { SlackApprovals } from './slack/approvals.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { MemoryConversationLog } from './slack/conversation-log.js';
 import { SlackElicitations } from './slack/elicitation.js';
 import { StoreInstallations } from './slack/installations.js';
 import { ConnectMessages, oauthCallbackPage } from './slack/oauth-connect.js';
@@ -20,6 +21,7 @@ import { offerConnect, personOf } from './slack/people.js';
 import { EventClaims, StoreHealth } from './slack/replicas.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
+import { recordingAnswers, ThreadRecorder } from './slack/thread-recorder.js';
 import { WorkQueue } from './slack/work-queue.js';
 
 /** What the Slack app is built from. */
@@ -33,6 +35,8 @@ export interface SlackBotDependencies {
   logger: Logger;
   /** Called with every bot token read from an installation (the app's redactor pins it). */
   onToken?: (token: string) => void;
+  /** The clock of conversation retention (default the real one). */
+  now?: () => Date;
 }
 
 /** A running (or runnable) Slack app. */
@@ -55,6 +59,7 @@ export function createSlackBot({
   store,
   logger,
   onToken,
+  now,
 }: SlackBotDependencies): SlackBot {
   const clientOptions = config.apiUrl ? { slackApiUrl: config.apiUrl } : {};
   const slackLogger = boltLogger(logger, config.apiUrl ?? 'https://slack.com/api/');
@@ -127,6 +132,25 @@ export function createSlackBot({
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };
   const threads = new ThreadMemory();
+  // What was said in the bot's threads: in the store, else in this process's memory.
+  const conversations = new ThreadRecorder(store?.conversations ?? new MemoryConversationLog(), {
+    client: app.client,
+    bot: () => bot,
+    logger,
+    ...(now ? { now } : {}),
+  });
+  let pruning: NodeJS.Timeout | undefined;
+  const prune = () =>
+    void conversations
+      .prune(config.conversationRetentionDays)
+      .then((count) => {
+        if (count > 0)
+          logger.info(
+            { count, days: config.conversationRetentionDays },
+            'conversation messages past retention deleted',
+          );
+      })
+      .catch((error: unknown) => logger.warn({ error }, 'could not prune conversations'));
   const approvals = new SlackApprovals(
     app.client,
     logger,
@@ -142,7 +166,7 @@ export function createSlackBot({
   const answering = new Answering({
     threads,
     client: app.client,
-    chat,
+    chat: recordingAnswers(chat),
     bot: () => bot,
     logger,
     queue,
@@ -152,6 +176,7 @@ export function createSlackBot({
     approvals,
     elicitations,
     claims,
+    aroundAnswer: (question, answer) => conversations.around(question, answer),
     tools: (question) => people.viewFor(personOf(question)),
     onCredentialNeeded: (question, server, refused) =>
       void offerConnect(question.client ?? app.client, question, server, people, logger, refused),
@@ -162,6 +187,7 @@ export function createSlackBot({
       bot: () => bot,
       claims,
       threads,
+      conversations,
       followUps: config.followUps,
       logger,
       accept,
@@ -199,6 +225,9 @@ export function createSlackBot({
               : undefined,
         );
       storeHealth.start();
+      prune();
+      pruning = setInterval(prune, 6 * 3_600_000);
+      pruning.unref();
       const host = config.httpHost ?? (config.appToken ? '127.0.0.1' : undefined);
       await listen(server, config.port, host);
       // Socket Mode connects out to Slack; the HTTP receiver is served by `server` and needs no start.
@@ -222,6 +251,7 @@ export function createSlackBot({
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       storeHealth.stop();
+      clearInterval(pruning);
       if (!(await drained))
         logger.warn({ pending: queue.size }, 'answers still running after the grace period and the abort');
       // Every thread's turn went with its answer; the replica's own lock goes now (the store closes after).

@@ -48,6 +48,8 @@ export interface BotConfig {
   /** Answer follow-ups in threads the bot is part of, without a new mention. */
   followUps: boolean;
   historyLimit: number;
+  /** Days the bot keeps what was said in its threads (`CONVERSATION_RETENTION_DAYS`, default 30). */
+  conversationRetentionDays: number;
   maxConcurrent: number;
   /** Longest an answer may take once started (`ANSWER_TIMEOUT_MS`, default 120 000). */
   answerTimeoutMs: number;
@@ -144,6 +146,7 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     streaming: flag(env.SLACK_STREAMING, false),
     followUps: flag(env.SLACK_THREAD_FOLLOW_UPS, true),
     historyLimit: whole(env, 'SLACK_HISTORY_LIMIT', 20) as number,
+    conversationRetentionDays: whole(env, 'CONVERSATION_RETENTION_DAYS', 30, 1) as number,
     maxConcurrent: whole(env, 'MAX_CONCURRENT_ANSWERS', 8) as number,
     answerTimeoutMs: whole(env, 'ANSWER_TIMEOUT_MS', 120_000, 1) as number,
     approvalTimeoutMs: whole(env, 'APPROVAL_TIMEOUT_MS', 300_000, 1) as number,

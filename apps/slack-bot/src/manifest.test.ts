@@ -23,6 +23,17 @@ describe('manifest.yml', () => {
     expect(listAfter('bot').sort()).toEqual([...botScopes].sort());
   });
 
+  it('is an agent (agent_view with its agent_description) greeting in the Messages tab', () => {
+    expect(manifest).toMatch(/^ {2}agent_view:\n {4}agent_description: \S.+$/m);
+    expect(manifest).not.toMatch(/^\s*assistant_view:/m);
+    expect(manifest).toMatch(/^\s*messages_tab_enabled: true/m);
+    expect(listAfter('bot_events')).toEqual(
+      expect.arrayContaining(['app_home_opened', 'message.im', 'message.channels', 'app_mention']),
+    );
+    // Status, suggested prompts and titles still go through assistant.threads.*.
+    expect(listAfter('bot')).toContain('assistant:write');
+  });
+
   it('subscribes to the uninstall events and names the OAuth redirect', () => {
     expect(listAfter('bot_events')).toEqual(expect.arrayContaining(['app_uninstalled', 'tokens_revoked']));
     expect(listAfter('redirect_urls')[0]).toMatch(/^https:\/\/.+\/slack\/oauth_redirect$/);

@@ -67,7 +67,7 @@ export async function startHarness(
     store?: boolean;
     /** Serve OAuth sign-ins: PUBLIC_URL is the bot's own loopback address. */
     publicUrl?: boolean;
-    /** The clock of MCP (token expiry) and the loop. */
+    /** The clock of MCP (token expiry), the loop and conversation retention. */
     now?: () => Date;
   } = {},
 ): Promise<Harness> {
@@ -116,6 +116,7 @@ export async function startHarness(
     people,
     ...(store ? { store } : {}),
     logger,
+    ...(options.now ? { now: options.now } : {}),
   });
   await bot.start();
   if (botConfig.appToken) await slack.connected();

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { personOf } from '../slack/people.js';
+import { register as registerAgentMessages } from './assistant/agent-messages.js';
 import { register as registerAssistant } from './assistant/assistant.js';
 import {
   type AssistantCommandDependencies,
@@ -16,12 +17,13 @@ export function registerListeners(
   app: App,
   dependencies: { events: ListenerDependencies; commands: AssistantCommandDependencies },
 ): void {
-  // The assistant pane first: its DM-thread messages are its own, the rest goes on to the listeners below.
-  registerAssistant(app, {
-    events: dependencies.events,
-    viewFor: (person) => dependencies.commands.people.viewFor(personOf(person)),
-    logger: dependencies.commands.logger,
-  });
+  const viewFor = (person: { team?: string; user?: string }) =>
+    dependencies.commands.people.viewFor(personOf(person));
+  // The assistant pane first (apps still on `assistant_view`): its DM-thread messages are its own, the
+  // rest goes on to the listeners below.
+  registerAssistant(app, { events: dependencies.events, viewFor, logger: dependencies.commands.logger });
+  // The agent messaging experience (`agent_view`): the Messages tab's greeting and suggested prompts.
+  registerAgentMessages(app, { viewFor, logger: dependencies.commands.logger });
   registerAppMention(app, dependencies.events);
   registerMessage(app, dependencies.events);
   registerAssistantCommand(app, dependencies.commands);

@@ -26,6 +26,8 @@ export interface AnsweringOptions extends Omit<AnswerDependencies, 'signal' | 'b
   elicitations?: SlackElicitations;
   /** Thread turns across replicas (absent: this process's queue alone orders a thread). */
   claims?: EventClaims;
+  /** Wraps each answer (the thread recorder: its history from the log, its final answer recorded). */
+  aroundAnswer?: (question: Question, answer: () => Promise<void>) => Promise<void>;
   logger: Logger;
 }
 
@@ -120,23 +122,25 @@ export class Answering {
                 whileAsking(asker, (context) => elicitations.ask(request, context))
             : undefined;
         try {
-          await answerInThread(
-            {
-              ...question,
-              ...(placeholderTs ? { placeholderTs } : {}),
-              placeholderWaiting: waiting,
-            },
-            {
-              ...this.options,
-              client,
-              bot: question.bot ?? this.options.bot(),
-              signal,
-              wrapUp: deadline.wrapUp,
-              shuttingDown: () => this.shutdown.signal.aborted,
-              ...(approve ? { approve } : {}),
-              ...(elicit ? { elicit } : {}),
-            },
-          );
+          const answer = () =>
+            answerInThread(
+              {
+                ...question,
+                ...(placeholderTs ? { placeholderTs } : {}),
+                placeholderWaiting: waiting,
+              },
+              {
+                ...this.options,
+                client,
+                bot: question.bot ?? this.options.bot(),
+                signal,
+                wrapUp: deadline.wrapUp,
+                shuttingDown: () => this.shutdown.signal.aborted,
+                ...(approve ? { approve } : {}),
+                ...(elicit ? { elicit } : {}),
+              },
+            );
+          await (this.options.aroundAnswer ? this.options.aroundAnswer(question, answer) : answer());
         } finally {
           deadline.clear();
         }

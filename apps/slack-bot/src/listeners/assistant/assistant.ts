@@ -61,7 +61,8 @@ export function greeting(locale: string | undefined): { text: string; title: str
       };
 }
 
-async function localeOf(client: App['client'], user: string) {
+/** The person's locale as `users.info` reports it (undefined when Slack does not say). */
+export async function localeOf(client: App['client'], user: string) {
   try {
     const info = await client.users.info({ user, include_locale: true });
     return info.user?.locale;

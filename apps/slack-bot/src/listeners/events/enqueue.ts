@@ -4,6 +4,7 @@ import type { Question } from '../../slack/answer.js';
 import type { EventClaims } from '../../slack/replicas.js';
 import { type BotIdentity, botOf, stripMention } from '../../slack/thread-history.js';
 import type { ThreadMemory } from '../../slack/thread-memory.js';
+import type { ThreadRecorder } from '../../slack/thread-recorder.js';
 
 /** What the event listeners need. */
 export interface ListenerDependencies {
@@ -11,8 +12,10 @@ export interface ListenerDependencies {
   bot: () => BotIdentity;
   /** Which replica answers an event (and, without a store, this process's memory of events). */
   claims: EventClaims;
-  /** Threads the bot takes part in. */
+  /** Threads the bot takes part in (this process's cache of the recorder's membership). */
   threads: ThreadMemory;
+  /** The threads' conversations: membership, people's messages, edits and deletions. */
+  conversations: ThreadRecorder;
   /** Says at once that the bot heard, and queues the answer; false when shutting down. */
   accept: (question: Question) => boolean;
   followUps: boolean;
@@ -80,6 +83,15 @@ export async function enqueue(
     dependencies.logger.debug({ eventId: id }, 'duplicate event dropped');
     return false;
   }
+  // Recorded before it is queued: its answer reads the thread from the log.
+  await dependencies.conversations.heard({
+    team: question.team,
+    channel: question.channel,
+    threadTs: question.threadTs,
+    ts: question.messageTs,
+    user: question.user,
+    text: question.text,
+  });
   if (dependencies.accept(question)) return true;
   await dependencies.claims.unclaim({ ...question, eventId: id });
   dependencies.logger.warn({ eventId: id }, 'shutting down; event left to another replica');
