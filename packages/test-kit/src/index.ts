@@ -19,28 +19,11 @@ export {
 export type { UploadedFile } from './fake-slack-files.js';
 export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
 export { followAuthorization } from './follow-redirects.js';
-export {
-  type FollowAuthorizationOptions,
-  // The same browser as followAuthorization, plus `fetch` and `open`; named apart so neither import changes.
-  followAuthorization as followAuthorizationHeadless,
-  type OpenedRedirect,
-} from './headless-browser.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
-export {
-  type OAuthServer,
-  type OAuthServerOptions,
-  type OAuthTokenCounts,
-  startOAuthServer,
-} from './oauth-server.js';
 export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
 export { freePort, listenOnLoopback } from './ports.js';
 export { postgresBinaries, startPostgres, type TestPostgres } from './postgres.js';
 export { childProcesses } from './processes.js';
-export {
-  type ProtectedMcpServer,
-  type ProtectedMcpServerOptions,
-  startProtectedMcpServer,
-} from './protected-mcp-server.js';
 export { type ProtectedServer, startProtectedServer } from './protected-server.js';
 export { type RecordedLine, recordingLogger } from './recording-logger.js';
 export { recordsServerPath } from './records-server.js';
