@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely';
-import type { Database } from './schema.js';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { AuditEventsTable, Database } from './schema.js';
 
 /** One audited action. Nothing secret: the caller redacts and cuts the arguments before they come here. */
 export interface AuditEntry {
@@ -92,21 +92,7 @@ export class AuditTrail {
   }
 }
 
-function toEntry(row: {
-  id: string;
-  at: Date;
-  workspace_id: string;
-  person_id: string;
-  kind: string;
-  server: string | null;
-  tool: string | null;
-  arguments: string | null;
-  approved_by: string | null;
-  approved_at: Date | null;
-  outcome: string | null;
-  duration_ms: number | null;
-  detail: string | null;
-}): AuditRow {
+function toEntry(row: Selectable<AuditEventsTable>): AuditRow {
   return {
     id: String(row.id),
     at: new Date(row.at),
