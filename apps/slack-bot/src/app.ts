@@ -137,6 +137,7 @@ export function createSlackBot({
     client: app.client,
     bot: () => bot,
     logger,
+    retentionDays: config.conversationRetentionDays,
     ...(now ? { now } : {}),
   });
   let pruning: NodeJS.Timeout | undefined;
@@ -177,7 +178,15 @@ export function createSlackBot({
     elicitations,
     claims,
     aroundAnswer: (question, answer) => conversations.around(question, answer),
-    tools: (question) => people.viewFor(personOf(question)),
+    tools: (question) => {
+      const person = personOf(question);
+      return people.viewFor(person, {
+        conversations: conversations.sourceFor(person, {
+          channel: question.channel,
+          threadTs: question.threadTs,
+        }),
+      });
+    },
     onCredentialNeeded: (question, server, refused) =>
       void offerConnect(question.client ?? app.client, question, server, people, logger, refused),
   });
@@ -192,7 +201,13 @@ export function createSlackBot({
       logger,
       accept,
     },
-    commands: { people, accept, logger, ...(store ? { audit: store.audit } : {}) },
+    commands: {
+      people,
+      accept,
+      logger,
+      conversations: (person, place) => conversations.sourceFor(person, place),
+      ...(store ? { audit: store.audit } : {}),
+    },
   });
   if (store) registerUninstall(app, store, people, logger);
   registerAppHome(app, { people, logger, ...(store ? { store } : {}) });

@@ -31,12 +31,15 @@ describe('Slack app over Socket Mode, end to end on loopback', () => {
       '🌤️ 天気を調べています…',
     );
     expect(harness.slack.thread('C100', ts).filter((message) => message.user === botUserId)).toHaveLength(1);
-    // The model got the tool, and the question without the bot mention.
+    // The model got the weather tool and the host's history tool, and the question without the mention.
     const first = harness.llm.requests.at(-2)?.body as {
       messages: Array<{ content: string }>;
-      tools: unknown[];
+      tools: Array<{ function: { name: string } }>;
     };
-    expect(first.tools).toHaveLength(1);
+    expect(first.tools.map((tool) => tool.function.name).sort()).toEqual([
+      'host__get_conversation_history',
+      'mcp__weather__get_weather',
+    ]);
     expect(first.messages.at(-1)?.content).toBe('東京の天気を教えて');
   });
 

@@ -52,6 +52,14 @@ export {
   type ServerStatus,
   type ToolCallOutcome,
 } from './mcp/client-manager.js';
+export {
+  type ConversationCounts,
+  ConversationRefused,
+  type ConversationSource,
+  type PastConversation,
+  type PastMessage,
+  type RecordedThread,
+} from './mcp/conversation-tools.js';
 export { type Person, serverEnabled } from './mcp/person-view.js';
 export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';

@@ -1,5 +1,6 @@
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
+import type { ConversationSource } from './mcp/conversation-tools.js';
 import type { ServerStatus } from './mcp/manager-types.js';
 import { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 import type { McpHost, McpView } from './mcp-host.js';
@@ -98,9 +99,14 @@ export class People {
 
   /**
    * The person's view of MCP for one turn, slash command or pane: their workspace's enabled servers,
-   * their own credentials and connections. Undefined when MCP is off.
+   * their own credentials and connections. Undefined when MCP is off. `conversations`: what the app
+   * recorded of this person's conversations in the workspace, which the view then offers (the host's
+   * conversation tool, summary prompt and counts resource).
    */
-  async viewFor(person: PersonRef): Promise<McpView | undefined> {
+  async viewFor(
+    person: PersonRef,
+    turn: { conversations?: ConversationSource } = {},
+  ): Promise<McpView | undefined> {
     if (!this.host) return undefined;
     const personal = this.catalog().some((server) => server.personalCredential);
     const [credentials, settings] = await Promise.all([
@@ -114,6 +120,7 @@ export class People {
       credentials: credentials.secrets,
       settings,
       ...(this.options.connectHint ? { connectHint: this.options.connectHint } : {}),
+      ...(turn.conversations ? { conversations: turn.conversations } : {}),
     });
   }
 

@@ -28,6 +28,15 @@ export interface PersonConversation {
   messages: ConversationMessage[];
 }
 
+/** Counts of recorded conversations: a person's own, and their workspace's. */
+export interface ConversationTally {
+  yourThreads: number;
+  yourMessages: number;
+  yourLastAt?: Date;
+  workspaceThreads: number;
+  workspaceMessages: number;
+}
+
 /** The longest text kept of one message (Slack's own limit for a message is 40 000). */
 export const maxMessageText = 40_000;
 /** The most messages one read returns. */
@@ -197,6 +206,34 @@ export class Conversations {
       });
     }
     return conversations;
+  }
+
+  /** How many threads and messages are recorded: a person's own (theirs and answers to them), and the workspace's. */
+  async counts(workspace: string, person: string): Promise<ConversationTally> {
+    const [mine, all] = await Promise.all([
+      this.db
+        .selectFrom('conversation_messages')
+        .select([
+          sql<number>`count(distinct thread_key)`.as('threads'),
+          sql<number>`count(*)`.as('messages'),
+          sql<Date | null>`max(at)`.as('last_at'),
+        ])
+        .where('workspace_id', '=', workspace)
+        .where('person_id', '=', person)
+        .executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('conversation_messages')
+        .select([sql<number>`count(distinct thread_key)`.as('threads'), sql<number>`count(*)`.as('messages')])
+        .where('workspace_id', '=', workspace)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return {
+      yourThreads: Number(mine.threads),
+      yourMessages: Number(mine.messages),
+      ...(mine.last_at ? { yourLastAt: new Date(mine.last_at) } : {}),
+      workspaceThreads: Number(all.threads),
+      workspaceMessages: Number(all.messages),
+    };
   }
 
   /** Deletes messages said before `before`, and threads with nothing since; returns the messages deleted. */

@@ -9,6 +9,7 @@ export { type AuditEntry, type AuditRow, AuditTrail } from './audit.js';
 export {
   type ConversationMessage,
   Conversations,
+  type ConversationTally,
   maxMessageText,
   maxThreadRead,
   type PersonConversation,

@@ -1,4 +1,9 @@
-import type { ConversationMessage, ThreadMembership } from '@ai-assistant/store';
+import type {
+  ConversationMessage,
+  ConversationTally,
+  PersonConversation,
+  ThreadMembership,
+} from '@ai-assistant/store';
 
 /**
  * Where the bot keeps the threads it takes part in and what was said there (people's messages and final
@@ -16,6 +21,13 @@ export interface ConversationLog {
   edit(workspace: string, thread: string, id: string, text: string): Promise<boolean>;
   remove(workspace: string, thread: string, id: string): Promise<boolean>;
   thread(workspace: string, thread: string, limit: number): Promise<ConversationMessage[]>;
+  /** A person's own recent conversations in a workspace (their messages and the answers to them). */
+  ofPerson(
+    workspace: string,
+    person: string,
+    options: { threads?: number; messagesPerThread?: number },
+  ): Promise<PersonConversation[]>;
+  counts(workspace: string, person: string): Promise<ConversationTally>;
   prune(before: Date): Promise<number>;
 }
 
@@ -101,6 +113,59 @@ export class MemoryConversationLog implements ConversationLog {
     const found = this.find(workspace, thread);
     if (!found || limit <= 0) return [];
     return [...found.messages.values()].sort(order).slice(-limit);
+  }
+
+  /** The threads of one workspace, with their keys. */
+  private *of(workspace: string): Generator<[string, MemoryThread]> {
+    const prefix = `${workspace}\u0000`;
+    for (const [key, thread] of this.threads)
+      if (key.startsWith(prefix)) yield [key.slice(prefix.length), thread];
+  }
+
+  async ofPerson(
+    workspace: string,
+    person: string,
+    options: { threads?: number; messagesPerThread?: number },
+  ) {
+    const conversations: PersonConversation[] = [];
+    for (const [thread, found] of this.of(workspace)) {
+      const messages = [...found.messages.values()]
+        .filter((message) => message.person === person)
+        .sort(order);
+      const last = messages.at(-1);
+      if (last)
+        conversations.push({
+          thread,
+          lastAt: last.at,
+          messages: messages.slice(-(options.messagesPerThread ?? 20)),
+        });
+    }
+    return conversations
+      .sort((left, right) => right.lastAt.getTime() - left.lastAt.getTime())
+      .slice(0, options.threads ?? 10);
+  }
+
+  async counts(workspace: string, person: string) {
+    const tally: ConversationTally = {
+      yourThreads: 0,
+      yourMessages: 0,
+      workspaceThreads: 0,
+      workspaceMessages: 0,
+    };
+    for (const [, found] of this.of(workspace)) {
+      if (found.messages.size === 0) continue;
+      tally.workspaceThreads++;
+      tally.workspaceMessages += found.messages.size;
+      let mine = 0;
+      for (const message of found.messages.values())
+        if (message.person === person) {
+          mine++;
+          if (!tally.yourLastAt || message.at > tally.yourLastAt) tally.yourLastAt = message.at;
+        }
+      if (mine > 0) tally.yourThreads++;
+      tally.yourMessages += mine;
+    }
+    return tally;
   }
 
   async prune(before: Date) {

@@ -15,7 +15,7 @@ export const credentialActions = {
 } as const;
 
 /** The workspace used when an event names none (a single-workspace install without team ids). */
-const unknownWorkspace = 'unknown';
+export const unknownWorkspace = 'unknown';
 
 /** How a person connects a server in Slack, for the model and for people. */
 export const connectCommand = (server: string) => `/assistant connect ${server}`;

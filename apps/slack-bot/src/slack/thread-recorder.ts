@@ -1,8 +1,10 @@
-import type { ChatService, Logger } from '@ai-assistant/host-core';
+import type { ChatService, ConversationSource, Logger, PersonRef } from '@ai-assistant/host-core';
 import type { ConversationMessage } from '@ai-assistant/store';
 import { type App, webApi } from '@slack/bolt';
 import { boltLogger } from './bolt-logger.js';
 import type { ConversationLog } from './conversation-log.js';
+import { conversationSource, type TurnPlace } from './conversation-source.js';
+import { unknownWorkspace } from './people.js';
 import {
   type BotIdentity,
   currentTurn,
@@ -59,11 +61,19 @@ export class ThreadRecorder {
       bot: () => BotIdentity;
       logger: Logger;
       now?: () => Date;
+      /** Days messages are kept (`CONVERSATION_RETENTION_DAYS`), as the conversations resource tells. */
+      retentionDays?: number;
     },
   ) {}
 
+  /** The log's workspace of an event: its team, as `personOf` names it. */
   private workspaceOf(team: string | undefined): string {
-    return team ?? 'local';
+    return team ?? unknownWorkspace;
+  }
+
+  /** One asker's recorded conversations, for the host's conversation tool, prompt and resource. */
+  sourceFor(person: PersonRef, place: TurnPlace): ConversationSource {
+    return conversationSource(this.log, person, place, this.options.retentionDays);
   }
 
   /** Whether the bot takes part in a thread: the log says, Slack is not asked. */

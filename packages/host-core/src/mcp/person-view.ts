@@ -3,6 +3,15 @@ import type { McpView } from '../mcp-host.js';
 import { grantSecrets, parseGrant } from '../oauth/grant.js';
 import type { ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
+import {
+  type ConversationSource,
+  conversationConnection,
+  conversationNames,
+  conversationResource,
+  countsText,
+  summaryOf,
+  summaryPrompt,
+} from './conversation-tools.js';
 import { credentialsNeeded, toolNotFound } from './errors.js';
 import type { RequestTokens } from './header-templates.js';
 import type {
@@ -28,6 +37,12 @@ export interface Person {
   settings?: ReadonlyMap<string, boolean>;
   /** How this person connects a server, for the model to tell them (e.g. "/assistant connect github"). */
   connectHint?: (server: string) => string;
+  /**
+   * What the app recorded of this person's conversations in the workspace: the host then offers
+   * `host__get_conversation_history`, the prompt `host/summarize_conversation` and the resource
+   * `host://conversations` (counts only).
+   */
+  conversations?: ConversationSource;
 }
 
 /** What a {@link PersonView} needs from the manager. */
@@ -79,7 +94,9 @@ export class PersonView implements McpView {
     private readonly personal: Connection[],
   ) {
     this.byName = new Map(source.configs().map((config) => [config.name, config]));
-    this.index.rebuild(personal);
+    this.index.rebuild(
+      person.conversations ? [...personal, conversationConnection(person.conversations)] : personal,
+    );
   }
 
   private enabled(server: string): boolean {
@@ -95,11 +112,13 @@ export class PersonView implements McpView {
   }
 
   private hasResources(): boolean {
+    // The host's counts resource alone does not earn two more tools on every request.
     return this.source.resourceServers().some((server) => this.enabled(server));
   }
 
   listResources(): ResourceEntry[] {
-    return this.source.shared.listResources().filter((entry) => this.enabled(entry.server));
+    const shared = this.source.shared.listResources().filter((entry) => this.enabled(entry.server));
+    return this.person.conversations ? [...shared, conversationResource] : shared;
   }
 
   listResourceTemplates(): ResourceTemplateEntry[] {
@@ -107,7 +126,13 @@ export class PersonView implements McpView {
   }
 
   listPrompts(): PromptEntry[] {
-    return this.source.shared.listPrompts().filter((entry) => this.enabled(entry.server));
+    const shared = this.source.shared.listPrompts().filter((entry) => this.enabled(entry.server));
+    return this.person.conversations ? [...shared, summaryPrompt] : shared;
+  }
+
+  /** The host's own conversations, when the app gave this view some and `server` is the host. */
+  private conversationsOf(server: string): ConversationSource | undefined {
+    return server === hostServerName ? this.person.conversations : undefined;
   }
 
   /** A server this view may reach: configured, not the host's own, and enabled for the workspace. */
@@ -116,6 +141,9 @@ export class PersonView implements McpView {
   }
 
   async readResource(server: string, uri: string, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
+    const conversations = this.conversationsOf(server);
+    if (conversations && uri === conversationNames.resource)
+      return { text: await countsText(conversations), isError: false, server, tool: 'read_resource' };
     this.reachable(server, `read_resource ${uri}`);
     const outcome = await this.source.shared.readResource(server, uri, this.optionsFor(server, options));
     return { ...outcome, text: this.redact(outcome.text) };
@@ -127,6 +155,8 @@ export class PersonView implements McpView {
     args: Record<string, string> = {},
     options: CallToolOptions = {},
   ): Promise<FilledPrompt> {
+    const conversations = this.conversationsOf(server);
+    if (conversations && name === conversationNames.prompt) return summaryOf(conversations, args.thread);
     this.reachable(server, `prompt ${name}`);
     const filled = await this.source.shared.getPrompt(server, name, args, this.optionsFor(server, options));
     return {
@@ -143,6 +173,7 @@ export class PersonView implements McpView {
     context: Record<string, string> = {},
     options: CallToolOptions = {},
   ): Promise<string[]> {
+    if (this.conversationsOf(server) && prompt === conversationNames.prompt) return [];
     this.reachable(server, `prompt ${prompt}`);
     const values = await this.source.shared.completePromptArgument(
       server,
@@ -156,7 +187,9 @@ export class PersonView implements McpView {
 
   listTools(): ToolDefinition[] {
     return [
-      ...this.source.shared.listTools().filter((tool) => this.sharedTool(tool.name)),
+      ...this.source.shared
+        .listTools()
+        .filter((tool) => this.sharedTool(tool.name) && !this.index.get(tool.name)),
       ...this.index.definitions(),
     ];
   }

@@ -90,6 +90,11 @@ export function hostConnection(source: ResourceSource): LocalConnection {
       return text(outcome.text, outcome.isError);
     },
   };
+  return hostLocalConnection(local, []);
+}
+
+/** A local connection of the host's own server, `host`, offering `tools` to the tool index. */
+export function hostLocalConnection(local: LocalServer, tools: LocalServer['tools']): LocalConnection {
   const config: BuiltinServerConfig = {
     name: hostServerName,
     transport: 'builtin',
@@ -102,10 +107,10 @@ export function hostConnection(source: ResourceSource): LocalConnection {
     config,
     state: 'connected',
     local,
-    tools: [],
+    tools,
     resources: [],
     resourceTemplates: [],
     prompts: [],
-    toolName: (tool) => `host__${tool}`,
+    toolName: (tool) => `${hostServerName}__${tool}`,
   };
 }

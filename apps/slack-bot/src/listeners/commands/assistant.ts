@@ -1,7 +1,9 @@
 import {
+  type ConversationSource,
   type Logger,
   type McpView,
   type People,
+  type PersonRef,
   type PromptEntry,
   parsePromptArguments,
   type WorkspaceServer,
@@ -12,6 +14,7 @@ import { escapeSlackText } from '../../format/slack-text.js';
 import { isWorkspaceAdmin } from '../../slack/admins.js';
 import type { Question } from '../../slack/answer.js';
 import { auditFilter, auditLine } from '../../slack/audit.js';
+import type { TurnPlace } from '../../slack/conversation-source.js';
 import { connectLinkMessage } from '../../slack/oauth-connect.js';
 import { connectModal, connectProblemText, personOf } from '../../slack/people.js';
 import { botOf } from '../../slack/thread-history.js';
@@ -24,6 +27,8 @@ export interface AssistantCommandDependencies {
   logger: Logger;
   /** The audit trail (`/assistant audit`), when the bot has its store. */
   audit?: Pick<AuditTrail, 'recent'>;
+  /** The asker's recorded conversations (the host's summary prompt), where the command was run. */
+  conversations?: (person: PersonRef, place: TurnPlace) => ConversationSource;
 }
 
 export const commandUsage = [
@@ -78,8 +83,11 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
     const workspace = person.workspace;
     const people = dependencies.people;
     // Prompts are the asker's: their workspace's enabled servers only, filled with their credentials.
+    const conversations = dependencies.conversations?.(person, { channel: command.channel_id });
     const view =
-      subcommand === 'prompts' || subcommand === 'prompt' ? await people.viewFor(person) : undefined;
+      subcommand === 'prompts' || subcommand === 'prompt'
+        ? await people.viewFor(person, conversations ? { conversations } : {})
+        : undefined;
     const prompts = view?.listPrompts() ?? [];
     if (subcommand === 'servers' && (wanted === 'enable' || wanted === 'disable')) {
       const name = rest[0] ?? '';
