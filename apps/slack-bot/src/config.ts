@@ -17,6 +17,7 @@ export const botScopes = [
   'app_mentions:read',
   'assistant:write',
   'chat:write',
+  'files:read',
   'files:write',
   'users:read',
   'commands',

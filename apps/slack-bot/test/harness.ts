@@ -69,6 +69,8 @@ export async function startHarness(
     publicUrl?: boolean;
     /** The clock of MCP (token expiry), the loop and conversation retention. */
     now?: () => Date;
+    /** Whether the model reads images (default: by its name, which here says no). */
+    vision?: boolean;
   } = {},
 ): Promise<Harness> {
   const [slack, llm, jma] = await Promise.all([
@@ -84,6 +86,7 @@ export async function startHarness(
     apiKey: 'sk-test-0123456789',
     baseURL: llm.baseURL,
     maxRetries: 0,
+    ...(options.vision !== undefined ? { vision: options.vision } : {}),
   });
   const dataDir = options.store ? mkdtempSync(join(tmpdir(), 'bot-store-')) : undefined;
   const store = dataDir ? await openStore({ dataDir, env: {}, logger }) : undefined;

@@ -53,7 +53,7 @@ export interface ToolResult {
   isError: boolean;
 }
 
-/** An image a tool returned, base64, for a model that reads images. */
+/** An image a tool returned or a person attached, base64, for a model that reads images. */
 export interface ImageContent {
   /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
   mimeType: string;
@@ -64,7 +64,10 @@ export interface ImageContent {
 export interface Message {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
-  /** On `tool` messages, for a provider whose model reads images: the images the tool returned. */
+  /**
+   * For a provider whose model reads images: on `tool` messages the images the tool returned, on
+   * `user` messages the images the person attached.
+   */
   images?: ImageContent[];
   /** On `tool` messages: the call this answers. */
   toolCallId?: string;

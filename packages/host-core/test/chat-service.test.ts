@@ -72,6 +72,31 @@ describe('chat loop with the real weather server', () => {
 });
 
 describe('chat loop', () => {
+  it('images a person attached go with the question to a model that reads images, and are named to one that does not', async () => {
+    const image = { mimeType: 'image/png', data: 'iVBORw0KGgo=' };
+    const seeing = Object.assign(new ScriptedProvider([{ text: '赤い点です' }]), { supportsImages: true });
+    await new ChatService({ provider: seeing }).respond({
+      history: [],
+      userMessage: 'これは？',
+      userImages: [image],
+    });
+    expect(seeing.calls[0]?.messages.at(-1)).toEqual({ role: 'user', content: 'これは？', images: [image] });
+
+    const blind = new ScriptedProvider([{ text: '見えません' }]);
+    const result = await new ChatService({ provider: blind }).respond({
+      history: [],
+      userMessage: 'これは？',
+      userImages: [image],
+    });
+    const sent = blind.calls[0]?.messages.at(-1);
+    expect(sent?.images).toBeUndefined();
+    expect(sent?.content).toBe(
+      'これは？\n\n[1 image(s) attached, which this model cannot see. If the question needs them, say so.]',
+    );
+    // The history keeps the words only, never the image.
+    expect(result.history.at(-2)).toEqual({ role: 'user', content: 'これは？' });
+  });
+
   it('ac13 a question that needs no tool: one model call, the answer unchanged', async () => {
     const provider = new ScriptedProvider([{ text: 'こんにちは！何かお手伝いできますか？' }]);
     const chat = new ChatService({ provider, tools: await connect(nodeServer('echo', echo)) });

@@ -135,3 +135,50 @@ describe('a tool’s images reach a vision model in each vendor’s format', () 
     ).toBe(false);
   });
 });
+
+describe('an image a person attached reaches a vision model in each vendor’s format (issue 30)', () => {
+  const asked: Message[] = [
+    { role: 'user', content: 'この写真の場所は？', images: [{ mimeType: 'image/png', data: png }] },
+  ];
+
+  it('OpenAI: the question’s content is a text part and an image_url data URL', async () => {
+    const provider = new OpenAIProvider({
+      model: 'gpt-4o',
+      apiKey: 'sk-test-key-123456',
+      baseURL: vendor.baseURL,
+      maxRetries: 0,
+    });
+    expect((await provider.complete(asked)).content).toBe('赤い点です');
+    const messages = vendor.requests[0]?.body.messages as Array<{ role: string; content: unknown }>;
+    expect(messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'この写真の場所は？' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+        ],
+      },
+    ]);
+  });
+
+  it('Anthropic: the question is a text block and a base64 image block', async () => {
+    const provider = new AnthropicProvider({
+      model: 'claude-sonnet-4-5',
+      apiKey: 'sk-ant-test-key-123456',
+      baseURL: vendor.baseURL.replace(/\/v1$/, ''),
+      maxRetries: 0,
+    });
+    // The fake checks the request against the Messages rules (a 400 would throw here).
+    await provider.complete(asked);
+    const messages = vendor.requests[0]?.body.messages as Array<{ role: string; content: unknown }>;
+    expect(messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'この写真の場所は？' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+        ],
+      },
+    ]);
+  });
+});

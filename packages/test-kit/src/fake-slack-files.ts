@@ -18,6 +18,29 @@ export interface UploadedFile {
 
 type Args = Record<string, unknown>;
 
+/**
+ * A file a person attached to a message, as Slack describes it in the message's `files`. Its content is
+ * served at `url_private_download` only with a bot token of its workspace (`Authorization: Bearer`);
+ * without one Slack redirects to its sign-in page, as here.
+ * https://docs.slack.dev/reference/objects/file-object/
+ * https://docs.slack.dev/messaging/working-with-files/#authentication
+ */
+export interface AttachedFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  pretty_type: string;
+  user: string;
+  size: number;
+  mode: 'hosted';
+  is_external: false;
+  url_private: string;
+  url_private_download: string;
+  permalink: string;
+}
+
 export interface FakeSlackFiles {
   /** Files shared with files.completeUploadExternal, in order. */
   shared: UploadedFile[];
@@ -25,14 +48,78 @@ export interface FakeSlackFiles {
   complete(args: Args): Record<string, unknown>;
   /** Serves `POST /upload/<file id>`; false when the request is not an upload. */
   upload(request: IncomingMessage, response: ServerResponse): boolean;
+  /** Keeps a file a person attaches; `size` may be given larger than `bytes` (Slack's word for it). */
+  attach(
+    file: { name: string; mimetype: string; bytes: Buffer; user: string; team: string; size?: number },
+    baseUrl: string,
+  ): AttachedFile;
+  /** Downloads: the request's bot token (undefined: none) decides; false when not a download. */
+  download(
+    request: IncomingMessage,
+    response: ServerResponse,
+    teamOfToken: (token: string | undefined) => string | undefined,
+  ): boolean;
+  /** Each download of an attached file, and whether it was served. */
+  downloads: Array<{ id: string; served: boolean }>;
 }
+
+const filetypes: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'application/pdf': 'pdf',
+  'text/plain': 'text',
+  'text/markdown': 'markdown',
+  'text/csv': 'csv',
+  'application/zip': 'zip',
+};
 
 export function fakeSlackFiles(): FakeSlackFiles {
   const pending = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
   const shared: UploadedFile[] = [];
+  const attached = new Map<string, { team: string; bytes: Buffer; mimetype: string }>();
+  const downloads: Array<{ id: string; served: boolean }> = [];
   let next = 0;
   return {
     shared,
+    downloads,
+    attach(file, baseUrl) {
+      const id = `F${String(++next).padStart(8, '0')}`;
+      attached.set(id, { team: file.team, bytes: file.bytes, mimetype: file.mimetype });
+      const filetype = filetypes[file.mimetype] ?? 'binary';
+      const path = `/files-pri/${file.team}-${id}`;
+      return {
+        id,
+        name: file.name,
+        title: file.name,
+        mimetype: file.mimetype,
+        filetype,
+        pretty_type: filetype.toUpperCase(),
+        user: file.user,
+        size: file.size ?? file.bytes.length,
+        mode: 'hosted',
+        is_external: false,
+        url_private: `${baseUrl}${path}/${encodeURIComponent(file.name)}`,
+        url_private_download: `${baseUrl}${path}/download/${encodeURIComponent(file.name)}`,
+        permalink: `${baseUrl}/files/${file.user}/${id}/${encodeURIComponent(file.name)}`,
+      };
+    },
+    download(request, response, teamOfToken) {
+      const match = /^\/files-pri\/(T[A-Z0-9]+)-(F\d+)\/(?:download\/)?[^/]+$/.exec(request.url ?? '');
+      if (!match || request.method !== 'GET') return false;
+      const file = attached.get(match[2] as string);
+      const token = request.headers.authorization?.replace(/^Bearer /, '');
+      const served = file !== undefined && file.team === match[1] && teamOfToken(token) === file.team;
+      downloads.push({ id: match[2] as string, served });
+      if (!file || !served) {
+        // As Slack: no (or another workspace's) token is sent to the sign-in page.
+        response.writeHead(302, { location: '/?redir=%2Ffiles-pri' }).end();
+        return true;
+      }
+      response
+        .writeHead(200, { 'content-type': file.mimetype, 'content-length': String(file.bytes.length) })
+        .end(file.bytes);
+      return true;
+    },
     getUploadURL(args, baseUrl) {
       const length = Number(args.length);
       if (

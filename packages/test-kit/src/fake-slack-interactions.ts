@@ -41,6 +41,7 @@ export function interactions(
         ts,
         event_ts: ts,
         ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+        ...(options.files?.length ? { files: options.files, upload: false } : {}),
       });
       return { ts, envelope };
     },

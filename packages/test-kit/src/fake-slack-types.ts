@@ -1,4 +1,4 @@
-import type { UploadedFile } from './fake-slack-files.js';
+import type { AttachedFile, UploadedFile } from './fake-slack-files.js';
 import type { RefusedRead } from './fake-slack-history.js';
 // The fake Slack's public face: what a test sees of it (calls, messages, workspaces) and what it can do.
 
@@ -82,8 +82,15 @@ export interface FakeSlack {
   mention(
     channel: string,
     text: string,
-    options?: { threadTs?: string; user?: string },
+    options?: { threadTs?: string; user?: string; files?: AttachedFile[] },
   ): Promise<{ ts: string; envelope: string }>;
+  /**
+   * A person attaches a file (to pass as a mention's or message's `files`): served at its
+   * `url_private_download` to a bot token of its workspace only. `size` overrides what Slack reports.
+   */
+  attach(file: { name: string; mimetype: string; bytes: Buffer; user?: string; size?: number }): AttachedFile;
+  /** Each download of an attached file, and whether it was served. */
+  downloads: Array<{ id: string; served: boolean }>;
   /** Delivers a `/assistant` slash command over Socket Mode. */
   command(text: string, options?: { channel?: string; user?: string }): Promise<string>;
   /** What the app posted to slash commands' response_url. */

@@ -259,6 +259,10 @@ export function httpHandler(
 ): RequestListener {
   return (request, response) => {
     if (files.upload(request, response)) return;
+    // A bot token of a workspace the fake knows; any other xoxb- token is the default workspace's.
+    const teamOfToken = (token: string | undefined) =>
+      state.byToken(token)?.team ?? (token?.startsWith('xoxb-') ? 'T0001' : undefined);
+    if (files.download(request, response, teamOfToken)) return;
     void (async () => {
       const args = await readBody(request);
       if (request.url?.startsWith('/response/')) {

@@ -5,7 +5,7 @@ import { attachSocketMode, eventPusher } from './fake-slack-delivery.js';
 import { fakeSlackFiles } from './fake-slack-files.js';
 import { type HistoryLimits, historyLimiter } from './fake-slack-history.js';
 import { interactions } from './fake-slack-interactions.js';
-import { createSlackState } from './fake-slack-state.js';
+import { createSlackState, human } from './fake-slack-state.js';
 import type { FakeSlack } from './fake-slack-types.js';
 import { httpHandler, webApi } from './fake-slack-web-api.js';
 import { listenOnLoopback } from './ports.js';
@@ -67,6 +67,9 @@ export async function startFakeSlack({
     },
     thread: state.thread,
     files: files.shared,
+    attach: (file) =>
+      files.attach({ ...file, user: file.user ?? human, team: state.teamOf(file.user ?? human) }, baseUrl),
+    downloads: files.downloads,
     callsOf: (method) => state.calls.filter((call) => call.method === method),
     failNext: (method, error) => {
       state.failures.push([method, error]);

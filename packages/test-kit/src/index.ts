@@ -16,7 +16,7 @@ export {
   startFakeSlack,
   streamedText,
 } from './fake-slack.js';
-export type { UploadedFile } from './fake-slack-files.js';
+export type { AttachedFile, UploadedFile } from './fake-slack-files.js';
 export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
 export { followAuthorization } from './follow-redirects.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';

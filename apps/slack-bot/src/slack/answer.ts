@@ -1,5 +1,6 @@
 import type { ChatService, Logger, RespondInput, ToolHost } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
+import { fileOrigins, readAttachments, type SlackFile } from './attachments.js';
 import { failureText, progressStatus, toolStatus } from './status-lines.js';
 import { ToolFiles } from './tool-files.js';
 
@@ -39,6 +40,8 @@ export interface Question {
   client?: WebClient;
   /** The bot's identity in this workspace. */
   bot?: BotIdentity;
+  /** Files attached to the message: images, PDFs and text files are read for the model. */
+  files?: SlackFile[];
 }
 
 /** What answering needs. */
@@ -153,6 +156,14 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       dependencies.historyLimit,
       progress.skipTs,
     );
+    const attached = question.files?.length
+      ? await readAttachments(question.files, {
+          token: client.token,
+          allowedOrigins: fileOrigins(client.slackApiUrl),
+          logger,
+          ...(dependencies.signal ? { signal: dependencies.signal } : {}),
+        })
+      : undefined;
     const tools = await dependencies.tools?.(question);
     const offered = new Set<string>();
     /** Each running call's original tool name, for its progress line. */
@@ -162,7 +173,8 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     const result = await dependencies.chat.respond({
       ...(tools ? { tools } : {}),
       history,
-      userMessage: question.text,
+      userMessage: attached?.text ? `${question.text}\n\n${attached.text}` : question.text,
+      ...(attached?.images.length ? { userImages: attached.images } : {}),
       ...(question.autoContextQuery !== undefined ? { autoContextQuery: question.autoContextQuery } : {}),
       streamText: dependencies.streaming,
       ...(dependencies.signal ? { signal: dependencies.signal } : {}),
@@ -202,15 +214,21 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       },
       'answered',
     );
+    // Files that did not reach the model are named under the answer, with the reason.
+    const notes = attached?.notes.length
+      ? `\n\n${attached.notes.map((note) => `📎 ${note}`).join('\n')}`
+      : '';
     if (stream) {
-      stream.push(escapeSlackText(links.flush()));
+      stream.push(escapeSlackText(links.flush() + notes));
       await stream.stop();
       if (stream.started && !stream.failed) {
         await progress.discard();
         return;
       }
     }
-    await progress.finish(splitMessage(markdownToMrkdwn(result.text.trim() || '（回答が空でした）')));
+    await progress.finish(
+      splitMessage(markdownToMrkdwn((result.text.trim() || '（回答が空でした）') + notes)),
+    );
   } catch (error) {
     const shuttingDown = dependencies.shuttingDown?.() ?? false;
     logger.error({ channel: question.channel, thread: question.threadTs, error }, 'answer failed');

@@ -171,6 +171,7 @@ export class ChatService {
       ],
     });
 
+    const question = userQuestion(input, this.provider.supportsImages === true);
     const toolHost = input.tools ?? this.tools;
     const tools = toolHost?.listTools() ?? [];
     if (!toolHost || tools.length === 0) {
@@ -178,7 +179,7 @@ export class ChatService {
       const messages: Message[] = [
         { role: 'system', content: this.systemPrompt },
         ...input.history,
-        { role: 'user', content: input.userMessage },
+        question,
       ];
       const response = await abortable(
         this.model(() => this.provider.complete(messages, completionOptions), tally),
@@ -222,7 +223,7 @@ export class ChatService {
     const messages: Message[] = [
       { role: 'system', content: system.join('\n\n') },
       ...input.history,
-      { role: 'user', content: input.userMessage },
+      question,
     ];
     const trace = turn.trace;
 
@@ -260,6 +261,20 @@ export class ChatService {
     );
     return finish(final.content, trace, rounds, true);
   }
+}
+
+/**
+ * The question as the model reads it: with the images the person attached when the model reads
+ * images, else with a line saying they are there and unseen (so the model does not pretend).
+ */
+function userQuestion(input: RespondInput, readsImages: boolean): Message {
+  const images = input.userImages ?? [];
+  if (images.length === 0) return { role: 'user', content: input.userMessage };
+  if (readsImages) return { role: 'user', content: input.userMessage, images };
+  return {
+    role: 'user',
+    content: `${input.userMessage}\n\n[${images.length} image(s) attached, which this model cannot see. If the question needs them, say so.]`,
+  };
 }
 
 /** A turn the budgets or the rate refused: their words are the answer; the model was not called. */

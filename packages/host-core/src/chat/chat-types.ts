@@ -74,6 +74,8 @@ export interface RespondInput {
   /** Earlier user and assistant messages of the conversation (no tool steps). */
   history: Message[];
   userMessage: string;
+  /** Images the person attached to the question (sent to a model that reads images, else named). */
+  userImages?: ImageContent[];
   /**
    * What `auto_context_tool`s look up (default: `userMessage`). A turn filled from a server's prompt
    * passes the prompt's arguments: its text already carries what the prompt wants, and is no query.

@@ -1,7 +1,23 @@
-import type { Message, ToolDefinition } from '@ai-assistant/host-core';
+import type { ImageContent, Message, ToolDefinition } from '@ai-assistant/host-core';
 import type Anthropic from '@anthropic-ai/sdk';
 
-type Block = Anthropic.TextBlockParam | Anthropic.ToolUseBlockParam | Anthropic.ToolResultBlockParam;
+type Block =
+  | Anthropic.TextBlockParam
+  | Anthropic.ImageBlockParam
+  | Anthropic.ToolUseBlockParam
+  | Anthropic.ToolResultBlockParam;
+
+/** An image as a Messages content block (base64 source). */
+function imageBlock(image: ImageContent): Anthropic.ImageBlockParam {
+  return {
+    type: 'image',
+    source: {
+      type: 'base64',
+      media_type: image.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp',
+      data: image.data,
+    },
+  };
+}
 
 /** The Messages request body we send: the SDK's own type, so the compiler checks it. */
 export type AnthropicRequest = Anthropic.MessageCreateParams;
@@ -49,17 +65,7 @@ export function toAnthropicRequest(
           tool_use_id: message.toolCallId ?? '',
           // A tool's images travel in its result, as Messages allows.
           content: message.images?.length
-            ? [
-                { type: 'text' as const, text: message.content },
-                ...message.images.map((image) => ({
-                  type: 'image' as const,
-                  source: {
-                    type: 'base64' as const,
-                    media_type: image.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp',
-                    data: image.data,
-                  },
-                })),
-              ]
+            ? [{ type: 'text' as const, text: message.content }, ...message.images.map(imageBlock)]
             : message.content,
           ...(message.isError ? { is_error: true } : {}),
         },
@@ -74,8 +80,12 @@ export function toAnthropicRequest(
           input: call.arguments,
         })),
       ]);
-    } else if (message.content.trim()) {
-      append('user', [{ type: 'text', text: message.content }]);
+    } else if (message.content.trim() || message.images?.length) {
+      // A person's attached images go with their words.
+      append('user', [
+        ...(message.content.trim() ? [{ type: 'text' as const, text: message.content }] : []),
+        ...(message.images ?? []).map(imageBlock),
+      ]);
     }
   }
   return {

@@ -1,4 +1,4 @@
-import type { Message, ToolDefinition } from '@ai-assistant/host-core';
+import type { ImageContent, Message, ToolDefinition } from '@ai-assistant/host-core';
 import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParams,
@@ -33,8 +33,19 @@ function toOpenAIMessage(message: Message): ChatCompletionMessageParam {
     case 'system':
       return { role: 'system', content: message.content };
     default:
-      return { role: 'user', content: message.content };
+      // A person's attached images go with their words, as content parts.
+      return message.images?.length
+        ? {
+            role: 'user',
+            content: [{ type: 'text', text: message.content }, ...message.images.map(imagePart)],
+          }
+        : { role: 'user', content: message.content };
   }
+}
+
+/** An image as a Chat Completions content part (a data URL). */
+function imagePart(image: ImageContent): ChatCompletionContentPart {
+  return { type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${image.data}` } };
 }
 
 /**
@@ -53,11 +64,7 @@ function withToolImages(messages: Message[]): ChatCompletionMessageParam[] {
     out.push(toOpenAIMessage(message));
     if (message.role === 'tool' && message.images?.length) {
       pending.push({ type: 'text', text: `Images returned by tool call ${message.toolCallId ?? ''}:` });
-      for (const image of message.images)
-        pending.push({
-          type: 'image_url',
-          image_url: { url: `data:${image.mimeType};base64,${image.data}` },
-        });
+      for (const image of message.images) pending.push(imagePart(image));
     }
   }
   flush();

@@ -10,7 +10,8 @@ export function onAppMention(dependencies: ListenerDependencies) {
     context,
   }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs) => {
     const event = messageFields(raw);
-    if (event.bot_id || (event.subtype && event.subtype !== 'thread_broadcast')) return;
+    const answered = new Set(['thread_broadcast', 'file_share']);
+    if (event.bot_id || (event.subtype && !answered.has(event.subtype))) return;
     await enqueue(dependencies, { body, client, context }, event);
   };
 }

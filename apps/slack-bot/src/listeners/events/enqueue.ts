@@ -1,6 +1,7 @@
 import type { Logger } from '@ai-assistant/host-core';
 import type { AllMiddlewareArgs } from '@slack/bolt';
 import type { Question } from '../../slack/answer.js';
+import type { SlackFile } from '../../slack/attachments.js';
 import type { EventClaims } from '../../slack/replicas.js';
 import { type BotIdentity, botOf, stripMention } from '../../slack/thread-history.js';
 import type { ThreadMemory } from '../../slack/thread-memory.js';
@@ -33,6 +34,8 @@ export interface MessageEventLike {
   text?: string;
   ts: string;
   thread_ts?: string;
+  /** Files attached to the message (a `file_share` message, or a mention with files). */
+  files?: SlackFile[];
 }
 
 function eventId(body: unknown): string | undefined {
@@ -64,8 +67,11 @@ export async function enqueue(
 ): Promise<boolean> {
   const { body } = args;
   const bot = botFor(dependencies, args.context);
-  const text = stripMention(event.text ?? '', bot.userId);
-  if (!text) return false;
+  const said = stripMention(event.text ?? '', bot.userId);
+  const files = event.files ?? [];
+  if (!said && files.length === 0) return false;
+  // A message of files alone still asks something: about them.
+  const text = said || '（ファイルを添付しました）';
   const id = eventId(body) ?? `${event.channel}:${event.ts}`;
   const question: Question = {
     eventId: id,
@@ -77,6 +83,7 @@ export async function enqueue(
     text,
     ...(event.user ? { user: event.user } : {}),
     ...(teamId(body) ? { team: teamId(body) } : {}),
+    ...(files.length > 0 ? { files } : {}),
     ...extra,
   };
   if (!(await dependencies.claims.claim({ ...question, eventId: id }))) {
@@ -104,6 +111,7 @@ export function messageFields(event: object): MessageEventLike {
     const value = (event as Record<string, unknown>)[name];
     return typeof value === 'string' ? value : undefined;
   };
+  const files = (event as { files?: unknown }).files;
   return {
     type: field('type') ?? '',
     channel: field('channel') ?? '',
@@ -114,5 +122,8 @@ export function messageFields(event: object): MessageEventLike {
     ...(field('bot_id') ? { bot_id: field('bot_id') } : {}),
     ...(field('text') !== undefined ? { text: field('text') } : {}),
     ...(field('thread_ts') ? { thread_ts: field('thread_ts') } : {}),
+    ...(Array.isArray(files) && files.length > 0
+      ? { files: files.filter((file): file is SlackFile => typeof file === 'object' && file !== null) }
+      : {}),
   };
 }

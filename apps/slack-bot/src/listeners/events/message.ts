@@ -69,7 +69,8 @@ export function onMessage(dependencies: ListenerDependencies) {
     const team = teamOf(body) ?? context.teamId ?? undefined;
     if (await applyChange(dependencies, raw, team, bot)) return;
     const event = messageFields(raw);
-    if (event.subtype || event.bot_id || !event.user) return;
+    // `file_share`: a message with files attached, answered like any other.
+    if ((event.subtype && event.subtype !== 'file_share') || event.bot_id || !event.user) return;
     if (event.user === bot.userId) return;
     if (event.channel_type === 'im') {
       await enqueue(dependencies, { body, client, context }, event);
