@@ -7,6 +7,7 @@ import { createHttpServer, healthReport, listen } from './http-server.js';
 import { register as registerApprovalActions } from './listeners/actions/approval.js';
 import { register as registerCredentialActions } from './listeners/actions/credentials.js';
 import { register as registerElicitationActions } from './listeners/actions/elicitation.js';
+import { register as registerFeedback } from './listeners/actions/feedback.js';
 import { register as registerAppHome } from './listeners/events/app-home.js';
 import { register as registerUninstall } from './listeners/events/uninstall.js';
 import { registerListeners } from './listeners/index.js';
@@ -164,6 +165,15 @@ export function createSlackBot({
   registerElicitationActions(app, elicitations);
   const claims = new EventClaims(store?.coordination, storeHealth, logger);
   registerCredentialActions(app, people, logger, connectMessages);
+  // 👍/👎 under streamed answers: kept in the store for the operator (without one, only logged).
+  registerFeedback(
+    app,
+    async (press) => {
+      await store?.conversations.rate(press.workspace, press);
+    },
+    logger,
+    now,
+  );
   const answering = new Answering({
     threads,
     client: app.client,

@@ -144,7 +144,7 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     httpHost: env.HTTP_HOST?.trim() || undefined,
     healthDetails: flag(env.HEALTH_DETAILS, false),
     apiUrl: apiUrl ? (apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`) : undefined,
-    streaming: flag(env.SLACK_STREAMING, false),
+    streaming: flag(env.SLACK_STREAMING, true),
     followUps: flag(env.SLACK_THREAD_FOLLOW_UPS, true),
     historyLimit: whole(env, 'SLACK_HISTORY_LIMIT', 20) as number,
     conversationRetentionDays: whole(env, 'CONVERSATION_RETENTION_DAYS', 30, 1) as number,

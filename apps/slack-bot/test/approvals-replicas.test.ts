@@ -170,7 +170,10 @@ async function eventually(what: string, check: () => Promise<boolean>, ms = 15_0
       };
       expect(await pressOn(replicas[1]?.url as string, press)).toBe(200);
       const answer = await waitFor(
-        () => slack.thread('C_APPROVE', ts).find((message) => message.text.startsWith('結果:')),
+        () =>
+          slack
+            .thread('C_APPROVE', ts)
+            .find((message) => !message.streaming && message.text.startsWith('結果:')),
         20_000,
       );
       expect(answer.text).toContain('r-42');

@@ -61,7 +61,11 @@ describe('approvals in Slack', () => {
       actionId: approvalActions.approve,
       value: approval.id,
     });
-    await waitFor(() => harness.slack.thread('C800', ts).some((message) => message.text.startsWith('結果:')));
+    await waitFor(() =>
+      harness.slack
+        .thread('C800', ts)
+        .some((message) => !message.streaming && message.text.startsWith('結果:')),
+    );
     expect(posts()).toHaveLength(1);
     expect(JSON.parse(posts()[0]?.body ?? '{}')).toEqual({ name: 'ポチ' });
     const updated = harness.slack.thread('C800', ts).find((message) => message.ts === approval.ts);
@@ -108,7 +112,9 @@ describe('approvals in Slack', () => {
       values: { reason: '名前はタマにして' },
     });
     const answer = await waitFor(() =>
-      harness.slack.thread('C801', ts).find((message) => message.text.startsWith('結果:')),
+      harness.slack
+        .thread('C801', ts)
+        .find((message) => !message.streaming && message.text.startsWith('結果:')),
     );
     expect(answer.text).toContain('名前はタマにして');
     expect(posts()).toHaveLength(0);
@@ -121,7 +127,11 @@ describe('approvals in Slack', () => {
     await start({ APPROVAL_TIMEOUT_MS: '300' });
     const { ts } = await mentionBot(harness, 'C802', 'ポチを登録して');
     const approval = await approvalMessage('C802', ts);
-    await waitFor(() => harness.slack.thread('C802', ts).some((message) => message.text.startsWith('結果:')));
+    await waitFor(() =>
+      harness.slack
+        .thread('C802', ts)
+        .some((message) => !message.streaming && message.text.startsWith('結果:')),
+    );
     expect(harness.slack.thread('C802', ts).find((message) => message.ts === approval.ts)?.text).toContain(
       '期限が切れた',
     );
@@ -166,7 +176,9 @@ describe('approvals show everything the tool will receive (hardening 27.1)', () 
       value: approval.id,
     });
     const answer = await waitFor(() =>
-      harness.slack.thread('C810', ts).find((message) => message.text.startsWith('結果:')),
+      harness.slack
+        .thread('C810', ts)
+        .find((message) => !message.streaming && message.text.startsWith('結果:')),
     );
     expect(answer.text).toContain('PRODUCTION-DB');
   }, 30_000);
@@ -175,13 +187,16 @@ describe('approvals show everything the tool will receive (hardening 27.1)', () 
     await startRecords({ id: 'r1', destination: 'attacker' });
     const { ts } = await mentionBot(harness, 'C811', 'メモを消して');
     const answer = await waitFor(() =>
-      harness.slack.thread('C811', ts).find((message) => message.text.startsWith('結果:')),
+      harness.slack
+        .thread('C811', ts)
+        .find((message) => !message.streaming && message.text.startsWith('結果:')),
     );
     expect(answer.text).toMatch(/unknown argument\(s\) destination/);
+    // No approval was asked (the answer's own feedback buttons are no approval).
     expect(
       harness.slack
         .thread('C811', ts)
-        .some((message) => Array.isArray(message.blocks) && message.blocks.length > 0),
+        .some((message) => JSON.stringify(message.blocks ?? []).includes(approvalActions.approve)),
     ).toBe(false);
   }, 30_000);
 
@@ -192,7 +207,9 @@ describe('approvals show everything the tool will receive (hardening 27.1)', () 
     await startRecords({ id: 'r2', ...huge });
     const { ts } = await mentionBot(harness, 'C812', 'メモを消して');
     const answer = await waitFor(() =>
-      harness.slack.thread('C812', ts).find((message) => message.text.startsWith('結果:')),
+      harness.slack
+        .thread('C812', ts)
+        .find((message) => !message.streaming && message.text.startsWith('結果:')),
     );
     expect(answer.text).toMatch(/could not all be shown to the person for approval/);
     const notice = harness.slack.thread('C812', ts).find((message) => message.text.startsWith('⛔'));
@@ -230,13 +247,15 @@ describe('a person deciding holds no answer slot (hardening 27.7)', () => {
     harness.slack.setPerson('UOTHER77', { team: 'T0001' });
     const { ts } = await harness.slack.mention('C823', 'いま何時？', { user: 'UOTHER77' });
     const answer = await waitFor(() =>
-      harness.slack.thread('C823', ts).find((message) => message.text.includes('9 時')),
+      harness.slack.thread('C823', ts).find((message) => !message.streaming && message.text.includes('9 時')),
     );
     expect(answer).toBeDefined();
     // A fourth request of the same person is not asked: the model reads why.
     const fourth = await mentionBot(harness, 'C824', 'ポチを登録して');
     const refused = await waitFor(() =>
-      harness.slack.thread('C824', fourth.ts).find((message) => message.text.startsWith('結果:')),
+      harness.slack
+        .thread('C824', fourth.ts)
+        .find((message) => !message.streaming && message.text.startsWith('結果:')),
     );
     expect(refused.text).toMatch(/already has 3 approval requests waiting/);
     // The first three still wait for their person, buttons and all; nothing was added.

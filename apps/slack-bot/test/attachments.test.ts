@@ -56,7 +56,10 @@ describe('files people attach reach the model (issue 30: files in)', () => {
       () =>
         harness.slack
           .thread(channel, ts)
-          .find((message) => message.user === botUserId && message.text.startsWith('受け取りました')),
+          .find(
+            (message) =>
+              message.user === botUserId && !message.streaming && message.text.startsWith('受け取りました'),
+          ),
       15_000,
     );
     return { request: harness.llm.requests[before] as FakeRequest, answer: answer.text };
@@ -172,7 +175,10 @@ describe('files people attach reach the model (issue 30: files in)', () => {
       () =>
         harness.slack
           .thread('D0FILES', ts)
-          .find((message) => message.user === botUserId && message.text.startsWith('受け取りました')),
+          .find(
+            (message) =>
+              message.user === botUserId && !message.streaming && message.text.startsWith('受け取りました'),
+          ),
       15_000,
     );
     const text = textOf(questionOf(harness.llm.requests[before] as FakeRequest));

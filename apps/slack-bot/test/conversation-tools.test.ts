@@ -60,9 +60,10 @@ describe('conversation history and summaries from the store (issue 31)', () => {
       () =>
         harness.slack
           .thread(where, thread)
-          .filter((message) => message.user === botUserId && /^(結果|了解)/.test(message.text))[
-          threadTs ? before : 0
-        ],
+          .filter(
+            (message) =>
+              message.user === botUserId && !message.streaming && /^(結果|了解)/.test(message.text),
+          )[threadTs ? before : 0],
       15_000,
     );
     return { ts: thread, text: answer.text };

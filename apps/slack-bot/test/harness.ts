@@ -161,9 +161,13 @@ export function answers(harness: Harness, channel: string, threadTs: string) {
   return (
     harness.slack
       .thread(channel, threadTs)
-      // Placeholders (thinking, looking up, waiting for the thread's turn) are not answers.
+      // Placeholders (thinking, looking up, waiting for the thread's turn) and streams not yet
+      // stopped are not answers.
       .filter(
-        (message) => message.user === botUserId && !/考えています|調べています|順番待ち/.test(message.text),
+        (message) =>
+          message.user === botUserId &&
+          !message.streaming &&
+          !/考えています|調べています|順番待ち/.test(message.text),
       )
   );
 }

@@ -74,7 +74,10 @@ describe('Slack app over HTTP (Events API)', () => {
     await waitFor(() =>
       harness.slack
         .thread('C100', ts)
-        .some((message) => message.user === botUserId && message.text.includes('晴れ時々くもり')),
+        .some(
+          (message) =>
+            message.user === botUserId && !message.streaming && message.text.includes('晴れ時々くもり'),
+        ),
     );
     expect(
       harness.slack.callsOf('chat.postMessage').filter((call) => call.args.thread_ts === ts),

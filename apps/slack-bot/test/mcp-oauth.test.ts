@@ -14,7 +14,11 @@ import { answered, type Harness, startHarness, waitFor } from './harness.js';
 /** The model asks who the server says it is, then repeats the tool's answer. */
 /** The model's final answer in a thread (placeholders naming the running tool are not answers). */
 const result = (harness: Harness, channel: string, ts: string) =>
-  waitFor(() => harness.slack.thread(channel, ts).find((message) => message.text.startsWith('結果:')));
+  waitFor(() =>
+    harness.slack
+      .thread(channel, ts)
+      .find((message) => !message.streaming && message.text.startsWith('結果:')),
+  );
 
 function whoamiModel(request: FakeRequest) {
   const messages = request.body.messages as Array<{ role: string; content: string | null }>;

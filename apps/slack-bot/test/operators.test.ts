@@ -36,7 +36,11 @@ describe('for the people who run it: the audit trail and budgets', () => {
       actionId: approvalActions.approve,
       value: id,
     });
-    await waitFor(() => running.slack.thread('C900', ts).some((message) => message.text.startsWith('結果:')));
+    await waitFor(() =>
+      running.slack
+        .thread('C900', ts)
+        .some((message) => !message.streaming && message.text.startsWith('結果:')),
+    );
 
     const entries = await (async () => {
       for (let attempt = 0; attempt < 100; attempt++) {

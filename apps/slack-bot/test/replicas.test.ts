@@ -18,7 +18,9 @@ let holdRelease: () => void = () => {};
 function answersIn(cluster: Cluster, channel: string, threadTs: string): string[] {
   return cluster.slack
     .thread(channel, threadTs)
-    .filter((message) => message.user === botUserId && message.text.startsWith('answer to'))
+    .filter(
+      (message) => message.user === botUserId && !message.streaming && message.text.startsWith('answer to'),
+    )
     .map((message) => message.text);
 }
 

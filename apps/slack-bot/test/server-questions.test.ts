@@ -54,7 +54,10 @@ async function buttonOf(harness: Harness, channel: string, ts: string, actionId:
 
 const finalAnswer = (harness: Harness, channel: string, ts: string) =>
   waitFor(
-    () => harness.slack.thread(channel, ts).find((message) => message.text.startsWith('結果:')),
+    () =>
+      harness.slack
+        .thread(channel, ts)
+        .find((message) => !message.streaming && message.text.startsWith('結果:')),
     20_000,
   );
 

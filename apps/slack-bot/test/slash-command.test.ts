@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parsePromptArguments } from '@ai-assistant/host-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness, waitFor } from './harness.js';
+import { answers, type Harness, startHarness, waitFor } from './harness.js';
 
 const knowledgeEntry = resolve(import.meta.dirname, '../../../mcp_servers/knowledge/dist/index.js');
 
@@ -57,15 +57,20 @@ describe('/assistant slash command', () => {
       channel: 'C0CMD',
       text: '🧩 <@UHUMAN01> ran the prompt `kb/answer_with_context`',
     });
-    // The filled prompt (passages included) is answered in the thread under that message.
-    const answer = await waitFor(() =>
-      harness.slack
-        .callsOf('chat.update')
-        .find(
-          (call) => call.args.channel === 'C0CMD' && String(call.args.text).includes('ツールなしで答えます'),
-        ),
+    // The filled prompt (passages included) is answered (streamed) in the thread under that message.
+    const thread = String(
+      (
+        await waitFor(() =>
+          harness.slack
+            .callsOf('chat.postMessage')
+            .find((call) => call.args.channel === 'C0CMD' && call.args.thread_ts),
+        )
+      ).args.thread_ts,
     );
-    expect(String(answer.args.text)).toContain('Revert the release tag');
+    const answer = await waitFor(() =>
+      answers(harness, 'C0CMD', thread).find((message) => message.text.includes('ツールなしで答えます')),
+    );
+    expect(answer.text).toContain('Revert the release tag');
     const placeholder = harness.slack
       .callsOf('chat.postMessage')
       .find((call) => call.args.channel === 'C0CMD' && call.args.thread_ts);

@@ -26,11 +26,12 @@ describe('Slack app over Socket Mode, end to end on loopback', () => {
     expect(answer?.text).toContain('晴れ時々くもり');
     expect(answer?.text).toContain('*気象庁の予報*'); // Markdown bold rendered as mrkdwn
     expect(harness.slack.acks).toContain(envelope);
-    // The placeholder named the tool while it ran, then became the answer.
-    expect(harness.slack.callsOf('chat.update').map((call) => call.args.text)).toContain(
-      '🌤️ 天気を調べています…',
+    // Streamed (the default): the tool ran as a task of the answer, named by the server's status
+    // message; the placeholder went once the stream stopped.
+    expect(answer?.tasks?.map((task) => task.title)).toContain('🌤️ 天気を調べています…');
+    await waitFor(
+      () => harness.slack.thread('C100', ts).filter((message) => message.user === botUserId).length === 1,
     );
-    expect(harness.slack.thread('C100', ts).filter((message) => message.user === botUserId)).toHaveLength(1);
     // The model got the weather tool and the host's history tool, and the question without the mention.
     const first = harness.llm.requests.at(-2)?.body as {
       messages: Array<{ content: string }>;
@@ -175,6 +176,51 @@ describe('streaming answers (SLACK_STREAMING)', () => {
       expect(harness.slack.thread('C900', ts).filter((message) => message.user === botUserId)).toHaveLength(
         1,
       );
+    } finally {
+      await harness.close();
+    }
+  }, 30_000);
+
+  it('a DM is answered with streaming: each tool call a task (running, then done), feedback buttons last; a press is recorded (issue 30)', async () => {
+    const harness = await startHarness({ env: { SLACK_STREAMING: 'true' }, store: true });
+    try {
+      const ts = await sayInChannel(harness, 'D0STREAM', '東京の天気を教えて', { channelType: 'im' });
+      await waitFor(() => harness.slack.callsOf('chat.stopStream').length > 0);
+      const [streamed] = answers(harness, 'D0STREAM', ts);
+      expect(streamed?.text).toContain('晴れ時々くもり');
+      // The weather call as a task of the timeline: running with the server's status message, then complete.
+      expect(harness.slack.callsOf('chat.startStream')[0]?.args.task_display_mode).toBe('timeline');
+      expect(streamed?.tasks?.map((task) => [task.title, task.status])).toEqual([
+        ['🌤️ 天気を調べています…', 'in_progress'],
+        ['🌤️ 天気を調べています…', 'complete'],
+      ]);
+      expect(new Set(streamed?.tasks?.map((task) => task.id)).size).toBe(1);
+      // While the stream shows the task, the placeholder is not edited to say the same.
+      expect(harness.slack.callsOf('chat.update').map((call) => call.args.text)).not.toContain(
+        '🌤️ 天気を調べています…',
+      );
+      // Feedback buttons close the answer; a press is recorded with workspace, person, thread and answer.
+      expect(JSON.stringify(streamed?.blocks)).toContain('"feedback_buttons"');
+      await harness.slack.press({
+        channel: 'D0STREAM',
+        messageTs: streamed?.ts as string,
+        actionId: 'answer_feedback',
+        value: 'negative',
+        user: 'UHUMAN01',
+      });
+      let rows: Awaited<ReturnType<NonNullable<typeof harness.store>['conversations']['feedback']>> = [];
+      for (let tries = 0; tries < 200 && rows.length === 0; tries++) {
+        rows = (await harness.store?.conversations.feedback('T0001')) ?? [];
+        if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const [feedback] = rows;
+      expect(feedback).toMatchObject({
+        thread: `D0STREAM:${ts}`,
+        answer: streamed?.ts,
+        person: 'UHUMAN01',
+        value: 'negative',
+      });
+      expect(feedback?.answerText).toContain('晴れ時々くもり');
     } finally {
       await harness.close();
     }

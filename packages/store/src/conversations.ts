@@ -37,6 +37,18 @@ export interface ConversationTally {
   workspaceMessages: number;
 }
 
+/** A person's 👍 or 👎 on one final answer. */
+export interface AnswerFeedback {
+  thread: string;
+  /** The answer's own id (the Slack app: the answer message's ts). */
+  answer: string;
+  person: string;
+  value: 'positive' | 'negative';
+  /** The answer's text when it was rated (cut at 4 000 characters), when the app knows it. */
+  answerText?: string;
+  at: Date;
+}
+
 /** The longest text kept of one message (Slack's own limit for a message is 40 000). */
 export const maxMessageText = 40_000;
 /** The most messages one read returns. */
@@ -237,8 +249,53 @@ export class Conversations {
   }
 
   /** Deletes messages said before `before`, and threads with nothing since; returns the messages deleted. */
+  /**
+   * Records a person's feedback on an answer; pressing again (or the other button) replaces their
+   * earlier feedback on that answer.
+   */
+  async rate(workspace: string, feedback: AnswerFeedback): Promise<void> {
+    const row = {
+      workspace_id: workspace,
+      thread_key: feedback.thread,
+      answer_id: feedback.answer,
+      person_id: feedback.person,
+      value: feedback.value,
+      answer_text: feedback.answerText?.slice(0, 4000) ?? null,
+      at: feedback.at,
+    };
+    await this.db
+      .insertInto('answer_feedback')
+      .values(row)
+      .onConflict((conflict) =>
+        conflict
+          .columns(['workspace_id', 'answer_id', 'person_id'])
+          .doUpdateSet({ value: row.value, at: row.at, answer_text: row.answer_text }),
+      )
+      .execute();
+  }
+
+  /** A workspace's latest feedback, newest first (at most `limit`, 1–500). */
+  async feedback(workspace: string, limit = 50): Promise<AnswerFeedback[]> {
+    const rows = await this.db
+      .selectFrom('answer_feedback')
+      .selectAll()
+      .where('workspace_id', '=', workspace)
+      .orderBy('at', 'desc')
+      .limit(Math.min(500, Math.max(1, limit)))
+      .execute();
+    return rows.map((row) => ({
+      thread: row.thread_key,
+      answer: row.answer_id,
+      person: row.person_id,
+      value: row.value,
+      ...(row.answer_text !== null ? { answerText: row.answer_text } : {}),
+      at: new Date(row.at),
+    }));
+  }
+
   async prune(before: Date): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('answer_feedback').where('at', '<', before).execute();
       const messages = await trx
         .deleteFrom('conversation_messages')
         .where('at', '<', before)
@@ -251,6 +308,7 @@ export class Conversations {
   /** Deletes every conversation of a workspace (also part of `workspaces.delete`). */
   async deleteWorkspace(workspace: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('answer_feedback').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('conversation_messages').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('conversation_threads').where('workspace_id', '=', workspace).execute();
     });

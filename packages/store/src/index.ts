@@ -7,6 +7,7 @@ export {
 } from './approvals.js';
 export { type AuditEntry, type AuditRow, AuditTrail } from './audit.js';
 export {
+  type AnswerFeedback,
   type ConversationMessage,
   Conversations,
   type ConversationTally,

@@ -214,6 +214,30 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_answer_feedback': {
+    async up(db: Kysely<unknown>) {
+      // A person's 👍/👎 on a final answer (Slack's feedback buttons), for the operator.
+      await db.schema
+        .createTable('answer_feedback')
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('thread_key', 'text', (column) => column.notNull())
+        // The answer's own id (the Slack app: the answer message's ts).
+        .addColumn('answer_id', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('value', 'text', (column) => column.notNull())
+        // The answer as recorded when it was rated (cut), so the operator sees what was rated.
+        .addColumn('answer_text', 'text')
+        .addColumn('at', 'timestamptz', (column) => column.notNull())
+        .addPrimaryKeyConstraint('answer_feedback_pk', ['workspace_id', 'answer_id', 'person_id'])
+        .addCheckConstraint('answer_feedback_value', sql`value in ('positive', 'negative')`)
+        .execute();
+      await db.schema
+        .createIndex('answer_feedback_workspace_at')
+        .on('answer_feedback')
+        .columns(['workspace_id', 'at'])
+        .execute();
+    },
+  },
   '0007_audit_and_usage': {
     async up(db: Kysely<unknown>) {
       await db.schema

@@ -133,6 +133,17 @@ export interface ConversationMessagesTable {
   at: Timestamp;
 }
 
+/** A person's feedback on a final answer. */
+export interface AnswerFeedbackTable {
+  workspace_id: string;
+  thread_key: string;
+  answer_id: string;
+  person_id: string;
+  value: 'positive' | 'negative';
+  answer_text: string | null;
+  at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_servers: WorkspaceServersTable;
@@ -144,4 +155,5 @@ export interface Database {
   usage_daily: UsageDailyTable;
   conversation_threads: ConversationThreadsTable;
   conversation_messages: ConversationMessagesTable;
+  answer_feedback: AnswerFeedbackTable;
 }

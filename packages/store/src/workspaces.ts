@@ -58,8 +58,8 @@ export class WorkspaceSettings {
 
   /**
    * Deletes a workspace and everything stored for it, in one transaction: every credential, its server
-   * settings, its sealed records, its event claims, its pending approvals, its audit, usage and
-   * conversations.
+   * settings, its sealed records, its event claims, its pending approvals, its audit, usage,
+   * conversations and answer feedback.
    */
   async delete(workspace: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -73,6 +73,7 @@ export class WorkspaceSettings {
       await trx.deleteFrom('usage_daily').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('conversation_messages').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('conversation_threads').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('answer_feedback').where('workspace_id', '=', workspace).execute();
     });
   }
 }

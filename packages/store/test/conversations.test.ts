@@ -6,6 +6,35 @@ import { onBothEngines } from './engines.js';
 const at = (iso: string) => new Date(iso);
 
 onBothEngines('conversations', ({ fresh, open }) => {
+  it('feedback on an answer: one per person and answer (a second press replaces it), newest first, gone with the workspace and with retention', async () => {
+    const store = await open(fresh());
+    const log = store.conversations;
+    const rating = {
+      thread: 'D1:100',
+      answer: '101',
+      person: 'U1',
+      value: 'positive' as const,
+      answerText: 'x'.repeat(5000),
+      at: at('2026-11-01T10:00:00Z'),
+    };
+    await log.rate('T1', rating);
+    await log.rate('T1', { ...rating, value: 'negative', at: at('2026-11-01T10:01:00Z') });
+    await log.rate('T1', { ...rating, person: 'U2', at: at('2026-11-01T10:02:00Z') });
+    await log.rate('T2', { ...rating, answer: '900', at: at('2026-11-01T10:03:00Z') });
+    const feedback = await log.feedback('T1');
+    expect(feedback.map((entry) => [entry.person, entry.value])).toEqual([
+      ['U2', 'positive'],
+      ['U1', 'negative'],
+    ]);
+    expect(feedback[0]?.answerText).toHaveLength(4000);
+    await store.workspaces.delete('T1');
+    expect(await log.feedback('T1')).toEqual([]);
+    expect(await log.feedback('T2')).toHaveLength(1);
+    await log.prune(at('2026-12-01T00:00:00Z'));
+    expect(await log.feedback('T2')).toEqual([]);
+    await store.close();
+  });
+
   it('keeps who is in which thread, the thread so far in order, edits and deletions', async () => {
     const store = await open(fresh());
     const log = store.conversations;

@@ -57,7 +57,8 @@ export function interactions(
         response_url: responseUrl(),
         actions: [
           {
-            type: 'button',
+            // The element's own type (`button`, or `feedback_buttons` under an answer), as Slack sends it.
+            type: elementType(message?.blocks, actionId),
             action_id: actionId,
             block_id: 'approval',
             value,
@@ -119,4 +120,12 @@ export function interactions(
       });
     },
   };
+}
+
+/** The type of the element with `actionId` in a message's blocks (default `button`). */
+function elementType(blocks: unknown[] | undefined, actionId: string): string {
+  for (const block of (blocks ?? []) as Array<{ elements?: Array<{ type?: string; action_id?: string }> }>)
+    for (const element of block.elements ?? [])
+      if (element.action_id === actionId && element.type) return element.type;
+  return 'button';
 }

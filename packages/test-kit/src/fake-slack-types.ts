@@ -16,6 +16,10 @@ export interface StoredMessage {
   text: string;
   thread_ts?: string;
   blocks?: unknown[];
+  /** A message started with chat.startStream, until chat.stopStream. */
+  streaming?: boolean;
+  /** The task_update chunks streamed into it, in order. */
+  tasks?: Array<Record<string, unknown>>;
 }
 
 /** A workspace the fake Slack lets the app be installed in. */

@@ -1,7 +1,7 @@
 // The fake Slack's Web API: each method answered as Slack would, from and into the recorded state, and
 // the HTTP requests it comes in (plus what the app posts to slash commands' response_url).
 import type { IncomingMessage, RequestListener } from 'node:http';
-import { invalidBlocks, streamedText } from './fake-slack-blocks.js';
+import { invalidBlocks, invalidChunks, streamedTasks, streamedText } from './fake-slack-blocks.js';
 import type { FakeSlackFiles } from './fake-slack-files.js';
 import type { HistoryLimiter } from './fake-slack-history.js';
 import { botUserId, type SlackState } from './fake-slack-state.js';
@@ -66,6 +66,8 @@ function post(state: SlackState, method: string, args: Args, token: string | und
     if (!args.recipient_team_id) return { ok: false, error: 'missing_recipient_team_id' };
   }
   if (invalidBlocks(args.blocks)) return { ok: false, error: 'invalid_blocks' };
+  if (method === 'chat.startStream' && invalidChunks(args.chunks))
+    return { ok: false, error: 'invalid_chunks' };
   const ts = state.nextTs();
   const poster = state.byToken(token);
   state.messages(channel).push({
@@ -75,6 +77,7 @@ function post(state: SlackState, method: string, args: Args, token: string | und
     text: method === 'chat.postMessage' ? String(args.text ?? '') : streamedText(args),
     ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
     ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+    ...(method === 'chat.startStream' ? { streaming: true, tasks: streamedTasks(args) } : {}),
   });
   return { ok: true, channel, ts, message: { ts } };
 }
@@ -87,6 +90,16 @@ function edit(state: SlackState, method: string, args: Args): Answer {
   if (invalidBlocks(args.blocks)) return { ok: false, error: 'invalid_blocks' };
   if (method === 'chat.appendStream' && args.markdown_text === undefined && args.chunks === undefined)
     return { ok: false, error: 'invalid_arguments' };
+  if (method !== 'chat.update') {
+    // A stream takes appends until it is stopped, and only a stream does.
+    if (!stored.streaming) return { ok: false, error: 'message_not_in_streaming_state' };
+    if (invalidChunks(args.chunks)) return { ok: false, error: 'invalid_chunks' };
+    stored.tasks = [...(stored.tasks ?? []), ...streamedTasks(args)];
+    if (method === 'chat.stopStream') {
+      stored.streaming = false;
+      if (Array.isArray(args.blocks)) stored.blocks = args.blocks;
+    }
+  }
   stored.text = method === 'chat.update' ? String(args.text ?? '') : `${stored.text}${streamedText(args)}`;
   // chat.update replaces the blocks: none given means none left.
   if (method === 'chat.update') stored.blocks = Array.isArray(args.blocks) ? args.blocks : [];

@@ -49,6 +49,12 @@ export function completion(
     ...pieces.map((piece) => chunk({ content: piece })),
     ...(toolCalls ? [chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) })] : []),
     chunk({}, finish),
+    // As OpenAI: with stream_options.include_usage, a last chunk with no choices carries the usage.
+    ...((request.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage
+      ? [
+          `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: 'gpt-fake', choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
+        ]
+      : []),
     'data: [DONE]\n\n',
   ].join('');
   return { sse: body };

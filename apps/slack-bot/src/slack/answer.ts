@@ -1,5 +1,8 @@
 import type { ChatService, Logger, RespondInput, ToolHost } from '@ai-assistant/host-core';
-import type { App } from '@slack/bolt';
+import type { App, types } from '@slack/bolt';
+
+type KnownBlock = types.KnownBlock;
+
 import { fileOrigins, readAttachments, type SlackFile } from './attachments.js';
 import { failureText, progressStatus, toolStatus } from './status-lines.js';
 import { ToolFiles } from './tool-files.js';
@@ -77,10 +80,48 @@ export function slackErrorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** The feedback buttons' action id: presses are recorded (see listeners/actions/feedback.ts). */
+export const feedbackActionId = 'answer_feedback';
+
+/** Slack's feedback buttons under an answer (a `context_actions` block of `feedback_buttons`). */
+export function feedbackBlocks(): KnownBlock[] {
+  return [
+    {
+      type: 'context_actions',
+      elements: [
+        {
+          type: 'feedback_buttons',
+          action_id: feedbackActionId,
+          positive_button: {
+            text: { type: 'plain_text', text: '👍' },
+            accessibility_label: '役に立った',
+            value: 'positive',
+          },
+          negative_button: {
+            text: { type: 'plain_text', text: '👎' },
+            accessibility_label: '役に立たなかった',
+            value: 'negative',
+          },
+        },
+      ],
+    },
+  ];
+}
+
+/** A tool call as a task of the streamed message's timeline. */
+interface Task {
+  id: string;
+  title: string;
+  status: 'in_progress' | 'complete' | 'error';
+  details?: string;
+  output?: string;
+}
+
 /**
  * The answer streamed into one Slack message by `client.chatStream()` (chat.startStream, appendStream,
- * stopStream; the library buffers the text). Appends run one after another; the first failure stops
- * streaming and the answer is posted as an ordinary message instead.
+ * stopStream; the library buffers the text): each tool call is a task of its timeline (running, then
+ * done or failed), the text follows, and feedback buttons close it. Calls run one after another; the
+ * first failure stops streaming and the answer is posted as an ordinary message instead.
  */
 class AnswerStream {
   private readonly streamer: ReturnType<WebClient['chatStream']>;
@@ -99,6 +140,8 @@ class AnswerStream {
       // Slack asks for the recipient when streaming into a channel.
       ...(question.user ? { recipient_user_id: question.user } : {}),
       ...(question.team ? { recipient_team_id: question.team } : {}),
+      // Each tool call on its own line of the timeline.
+      task_display_mode: 'timeline',
       buffer_size: 128,
     });
   }
@@ -108,16 +151,29 @@ class AnswerStream {
     return this.pushed && this.streamer.ts !== undefined;
   }
 
+  /** Whether the stream took over showing progress (something was sent, nothing failed). */
+  get live(): boolean {
+    return this.pushed && !this.failed;
+  }
+
   push(text: string): void {
     if (!text) return;
     this.pushed = true;
     this.pending = this.pending.then(() => this.attempt(() => this.streamer.append({ markdown_text: text })));
   }
 
-  async stop(): Promise<void> {
+  /** A tool call's task: sent at once (the buffered text before it goes first). */
+  task(task: Task): void {
+    this.pushed = true;
+    this.pending = this.pending.then(() =>
+      this.attempt(() => this.streamer.append({ chunks: [{ type: 'task_update', ...task }] })),
+    );
+  }
+
+  async stop(blocks?: KnownBlock[]): Promise<void> {
     await this.pending;
     // A stream with no text was never started, and Slack refuses an empty one.
-    if (this.pushed) await this.attempt(() => this.streamer.stop());
+    if (this.pushed) await this.attempt(() => this.streamer.stop(blocks ? { blocks } : undefined));
   }
 
   private async attempt(call: () => Promise<unknown>): Promise<void> {
@@ -129,6 +185,15 @@ class AnswerStream {
       this.logger.warn({ error: String(error) }, 'Slack streaming failed; posting the answer as a message');
     }
   }
+}
+
+/** A task's title: what the server says it does, else the tool's name; plain, no mrkdwn. */
+function taskTitle(event: { statusMessage?: string; tool?: string; name: string }): string {
+  const title = (event.statusMessage ?? `${event.tool ?? event.name} を実行しています`).replace(
+    /[<>&*_~`]/g,
+    ' ',
+  );
+  return title.length > 150 ? `${title.slice(0, 149)}…` : title;
 }
 
 /**
@@ -168,6 +233,10 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     const offered = new Set<string>();
     /** Each running call's original tool name, for its progress line. */
     const running = new Map<string, string>();
+    /** Each call's task title on the streamed timeline. */
+    const titles = new Map<string, string>();
+    /** When each call's progress last reached the stream. */
+    const progressSentAt = new Map<string, number>();
     const files = new ToolFiles(client, logger, question.channel, question.threadTs);
     const links = new HonestLinkStream();
     const result = await dependencies.chat.respond({
@@ -184,12 +253,37 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       onEvent: (event) => {
         if (event.type === 'tool_start') {
           running.set(event.callId, event.tool ?? event.name);
-          progress.status(toolStatus(event));
+          if (stream && !stream.failed) {
+            titles.set(event.callId, taskTitle(event));
+            stream.task({ id: event.callId, title: taskTitle(event), status: 'in_progress' });
+          } else progress.status(toolStatus(event));
+        } else if (event.type === 'tool_end') {
+          const title = titles.get(event.callId);
+          if (stream && title)
+            stream.task({
+              id: event.callId,
+              title,
+              status: event.ok ? 'complete' : 'error',
+              output: event.ok ? `${(event.durationMs / 1000).toFixed(1)} 秒` : '失敗しました',
+            });
         } else if (event.type === 'tool_images') {
           files.add(event.tool ?? event.name, event.images);
         } else if (event.type === 'tool_progress') {
-          // Throttled by the progress itself: at most one status update a second per thread.
-          progress.status(progressStatus(event, running.get(event.callId)));
+          const title = titles.get(event.callId);
+          if (stream?.live && title) {
+            // The running task's details, at most one update a second per call.
+            const last = progressSentAt.get(event.callId) ?? 0;
+            if (Date.now() - last >= 1000) {
+              progressSentAt.set(event.callId, Date.now());
+              stream.task({
+                id: event.callId,
+                title,
+                status: 'in_progress',
+                details: progressStatus(event, running.get(event.callId)).replace(/`/g, ''),
+              });
+            }
+            // Throttled by the progress itself: at most one status update a second per thread.
+          } else progress.status(progressStatus(event, running.get(event.callId)));
         } else if (event.type === 'credential_needed' && !offered.has(event.server)) {
           offered.add(event.server);
           dependencies.onCredentialNeeded?.(question, event.server, event.refused === true);
@@ -220,7 +314,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       : '';
     if (stream) {
       stream.push(escapeSlackText(links.flush() + notes));
-      await stream.stop();
+      await stream.stop(feedbackBlocks());
       if (stream.started && !stream.failed) {
         await progress.discard();
         return;
