@@ -7,6 +7,8 @@ export interface ApiCall {
   method: string;
   args: Record<string, unknown>;
   token: string | undefined;
+  /** When the call arrived (`performance.now()` of this process). */
+  at: number;
 }
 
 export interface StoredMessage {

@@ -287,7 +287,7 @@ export function httpHandler(
       const method = (request.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
       const authorization = request.headers.authorization;
       const token = authorization?.replace(/^Bearer /, '') ?? (args.token as string | undefined);
-      state.calls.push({ method, args, token });
+      state.calls.push({ method, args, token, at: performance.now() });
       const retryAfter = limiter?.refuse(method, token);
       if (retryAfter !== undefined) {
         response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) });

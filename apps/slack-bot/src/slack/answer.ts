@@ -127,6 +127,9 @@ class AnswerStream {
   private readonly streamer: ReturnType<WebClient['chatStream']>;
   private pending: Promise<unknown> = Promise.resolve();
   private pushed = false;
+  private textSent = false;
+  private buffer = '';
+  private timer: NodeJS.Timeout | undefined;
   failed = false;
 
   constructor(
@@ -142,7 +145,6 @@ class AnswerStream {
       ...(question.team ? { recipient_team_id: question.team } : {}),
       // Each tool call on its own line of the timeline.
       task_display_mode: 'timeline',
-      buffer_size: 128,
     });
   }
 
@@ -156,21 +158,43 @@ class AnswerStream {
     return this.pushed && !this.failed;
   }
 
+  /**
+   * Text of the answer. The first text goes at once (the person sees the answer begin as soon as the
+   * model does); after that it is sent every 128 characters, or 250 ms after it arrived, whichever
+   * comes first: few calls for a fast model, no long wait for a slow one.
+   */
   push(text: string): void {
     if (!text) return;
     this.pushed = true;
-    this.pending = this.pending.then(() => this.attempt(() => this.streamer.append({ markdown_text: text })));
+    this.buffer += text;
+    if (!this.textSent || this.buffer.length >= 128) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), 250);
   }
 
-  /** A tool call's task: sent at once (the buffered text before it goes first). */
+  private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const text = this.buffer;
+    this.buffer = '';
+    if (!text) return;
+    this.textSent = true;
+    // `chunks` makes the library send now instead of buffering again.
+    this.enqueue(() => this.streamer.append({ markdown_text: text, chunks: [] }));
+  }
+
+  private enqueue(call: () => Promise<unknown>): void {
+    this.pending = this.pending.then(() => this.attempt(call));
+  }
+
+  /** A tool call's task: sent at once (the text before it goes first). */
   task(task: Task): void {
     this.pushed = true;
-    this.pending = this.pending.then(() =>
-      this.attempt(() => this.streamer.append({ chunks: [{ type: 'task_update', ...task }] })),
-    );
+    this.flush();
+    this.enqueue(() => this.streamer.append({ chunks: [{ type: 'task_update', ...task }] }));
   }
 
   async stop(blocks?: KnownBlock[]): Promise<void> {
+    this.flush();
     await this.pending;
     // A stream with no text was never started, and Slack refuses an empty one.
     if (this.pushed) await this.attempt(() => this.streamer.stop(blocks ? { blocks } : undefined));
