@@ -24,6 +24,13 @@ function model(request: FakeRequest) {
   if (last?.role === 'tool') return completion(request, { text: `結果: ${last.content}` });
   if (last?.content?.includes('画像'))
     return completion(request, { toolCall: { name: 'mcp__everything__get-tiny-image', arguments: {} } });
+  if (last?.content?.includes('ファイル'))
+    return completion(request, {
+      toolCall: {
+        name: 'mcp__everything__get-resource-reference',
+        arguments: { resourceType: 'Blob', resourceId: 2 },
+      },
+    });
   if (last?.content?.includes('フォーム'))
     return completion(request, {
       toolCall: { name: 'mcp__everything__trigger-elicitation-request', arguments: {} },
@@ -195,5 +202,13 @@ describe('a server’s questions in a Slack thread (server-everything from npm)'
     expect(harness.slack.callsOf('files.getUploadURLExternal')[0]?.args).toMatchObject({
       filename: 'get-tiny-image-1.png',
     });
+  }, 30_000);
+
+  it('a file a tool returns (an embedded blob resource) is posted in the thread, named after its URI (issue 30)', async () => {
+    const { ts } = await mentionBot(harness, 'C914', 'ファイルをちょうだい');
+    await finalAnswer(harness, 'C914', ts);
+    const file = await waitFor(() => harness.slack.files.find((entry) => entry.threadTs === ts));
+    expect(file).toMatchObject({ channel: 'C914', filename: '2.txt' });
+    expect(file.bytes.toString('utf8')).toMatch(/^Resource 2: This is a base64 blob/);
   }, 30_000);
 });

@@ -107,6 +107,7 @@ export type {
   StopReason,
   ToolCall,
   ToolDefinition,
+  ToolFile,
   ToolHints,
   ToolResult,
   Usage,

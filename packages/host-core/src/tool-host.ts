@@ -1,4 +1,4 @@
-import type { ImageContent, JsonSchema, ToolDefinition } from './types.js';
+import type { ImageContent, JsonSchema, ToolDefinition, ToolFile } from './types.js';
 
 /**
  * The seam where the chat loop meets the tools: what `ChatService` needs, and nothing more.
@@ -115,6 +115,8 @@ export interface ToolCallOutcome {
   tool: string;
   /** Images the tool returned (also described in `text`), size-capped: for vision models and the thread. */
   images?: ImageContent[];
+  /** Files the tool returned (embedded resources' blobs), size-capped: for the thread. */
+  files?: ToolFile[];
 }
 
 /** A tool to call with the user's message before the first model call. */

@@ -60,6 +60,14 @@ export interface ImageContent {
   data: string;
 }
 
+/** A file a tool returned (an embedded resource's blob), base64, for an app to pass on (e.g. to a thread). */
+export interface ToolFile {
+  /** From the resource's URI: letters, digits, dot, dash and underscore only. */
+  name: string;
+  mimeType: string;
+  data: string;
+}
+
 /** One message of a conversation. */
 export interface Message {
   role: 'system' | 'user' | 'assistant' | 'tool';

@@ -292,6 +292,8 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
             });
         } else if (event.type === 'tool_images') {
           files.add(event.tool ?? event.name, event.images);
+        } else if (event.type === 'tool_files') {
+          files.addFiles(event.tool ?? event.name, event.files);
         } else if (event.type === 'tool_progress') {
           const title = titles.get(event.callId);
           if (stream?.live && title) {

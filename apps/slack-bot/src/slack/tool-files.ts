@@ -1,9 +1,9 @@
-import type { ImageContent, Logger } from '@ai-assistant/host-core';
+import type { ImageContent, Logger, ToolFile } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
 
 type WebClient = App['client'];
 
-/** At most this many images of one answer are posted to its thread. */
+/** At most this many images and files of one answer are posted to its thread. */
 export const maxImagesPerAnswer = 8;
 
 const extensions: Record<string, string> = {
@@ -31,24 +31,43 @@ export class ToolFiles {
 
   /** Starts posting a tool's images (within the answer's budget). */
   add(tool: string, images: ImageContent[]): void {
+    this.post(
+      tool,
+      images.map((image, index) => ({
+        data: image.data,
+        filename: `${tool}-${this.posted + index + 1}.${extensions[image.mimeType] ?? 'png'}`,
+        title: `${tool} の画像`,
+      })),
+    );
+  }
+
+  /** Starts posting the files a tool returned (embedded resources), named as the tool named them. */
+  addFiles(tool: string, files: ToolFile[]): void {
+    this.post(
+      tool,
+      files.map((file) => ({ data: file.data, filename: file.name, title: `${tool}: ${file.name}` })),
+    );
+  }
+
+  private post(tool: string, uploads: Array<{ data: string; filename: string; title: string }>): void {
     const room = Math.max(0, maxImagesPerAnswer - this.posted);
-    const chosen = images.slice(0, room);
+    const chosen = uploads.slice(0, room);
     if (chosen.length === 0) return;
     this.posted += chosen.length;
     const upload = this.client.files
       .uploadV2({
         channel_id: this.channel,
         thread_ts: this.threadTs,
-        file_uploads: chosen.map((image, index) => ({
-          file: Buffer.from(image.data, 'base64'),
-          filename: `${tool}-${this.posted - chosen.length + index + 1}.${extensions[image.mimeType] ?? 'png'}`,
-          title: `${tool} の画像`,
+        file_uploads: chosen.map((entry) => ({
+          file: Buffer.from(entry.data, 'base64'),
+          filename: entry.filename,
+          title: entry.title,
         })),
       })
       .then(
         () => undefined,
         (error: unknown) =>
-          this.logger.warn({ tool, error: String(error) }, 'could not post a tool’s images to the thread'),
+          this.logger.warn({ tool, error: String(error) }, 'could not post a tool’s files to the thread'),
       );
     this.uploads.push(upload);
   }

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { ElicitationAnswer, ElicitationRequest, RequestTokens, ToolHost } from '../tool-host.js';
-import type { ImageContent, LLMProvider, Message, ToolHints } from '../types.js';
+import type { ImageContent, LLMProvider, Message, ToolFile, ToolHints } from '../types.js';
 import type { UsageGate } from '../usage.js';
 import type { SamplingLimits } from './server-questions.js';
 
@@ -45,6 +45,15 @@ export type ChatEvent =
       server?: string;
       tool?: string;
       images: ImageContent[];
+    }
+  /** A tool returned files (embedded resources' blobs, size-capped): an app may post them. */
+  | {
+      type: 'tool_files';
+      callId: string;
+      name: string;
+      server?: string;
+      tool?: string;
+      files: ToolFile[];
     }
   /** A server asked the person for input in the middle of a tool call. */
   | { type: 'elicitation'; server: string; mode: 'form' | 'url' }

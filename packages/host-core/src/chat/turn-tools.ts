@@ -334,6 +334,8 @@ export class TurnTools {
           ok = !outcome.isError;
           images = outcome.images;
           if (images) emit({ type: 'tool_images', callId: call.id, name: call.name, ...where, images });
+          if (outcome.files)
+            emit({ type: 'tool_files', callId: call.id, name: call.name, ...where, files: outcome.files });
         }
       }
     } catch (error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatToolResult, truncateMiddle } from './format-tool-result.js';
+import { filesOf, formatToolResult, truncateMiddle } from './format-tool-result.js';
 
 describe('tool results as the model reads them', () => {
   it('joins text blocks and keeps isError', () => {
@@ -84,5 +84,46 @@ describe('tool results as the model reads them', () => {
     expect(cut.endsWith('end')).toBe(true);
     expect(cut).toMatch(/\d+ characters cut of 1008/);
     expect(truncateMiddle('short', 200)).toBe('short');
+  });
+});
+
+describe('files a tool returns, for the thread (issue 30: files out)', () => {
+  it('embedded blobs become named files; text resources, bad base64 and files over the cap do not', () => {
+    const pdf = Buffer.from('%PDF-1.4 report').toString('base64');
+    const files = filesOf({
+      content: [
+        {
+          type: 'resource',
+          resource: { uri: 'reports://q3/report%20final.pdf', mimeType: 'application/pdf', blob: pdf },
+        },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'demo://resource/dynamic/blob/2',
+            mimeType: 'text/plain',
+            blob: 'UmVzb3VyY2UgMg==',
+          },
+        },
+        {
+          type: 'resource',
+          resource: { uri: 'file:///../../etc/passwd', mimeType: 'text/plain', blob: 'cm9vdA==' },
+        },
+        { type: 'resource', resource: { uri: 'notes://a', mimeType: 'text/plain', text: 'just text' } },
+        { type: 'resource', resource: { uri: 'bad://x', mimeType: 'application/pdf', blob: 'not base64!' } },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'big://x',
+            mimeType: 'application/pdf',
+            blob: 'A'.repeat((11 * 1024 * 1024 * 4) / 3),
+          },
+        },
+      ],
+    });
+    expect(files).toEqual([
+      { name: 'report_final.pdf', mimeType: 'application/pdf', data: pdf },
+      { name: '2.txt', mimeType: 'text/plain', data: 'UmVzb3VyY2UgMg==' },
+      { name: 'passwd.txt', mimeType: 'text/plain', data: 'cm9vdA==' },
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { ImageContent } from '../types.js';
+import type { ImageContent, ToolFile } from '../types.js';
 
 /** Default size limit of one tool result handed to the model, in characters. */
 export const defaultResultBudget = 20_000;
@@ -82,6 +82,61 @@ export function imagesOf(result: RawToolResult): ImageContent[] {
     )
     .slice(0, maxImagesPerResult)
     .map((block) => ({ mimeType: block.mimeType as string, data: block.data as string }));
+}
+
+/** At most this many files of at most this size leave one result (Slack takes far larger; memory does not). */
+export const maxFilesPerResult = 4;
+export const maxFileBytes = 10 * 1024 * 1024;
+
+const extensions: Record<string, string> = {
+  'text/plain': 'txt',
+  'text/csv': 'csv',
+  'text/markdown': 'md',
+  'text/html': 'html',
+  'application/json': 'json',
+  'application/pdf': 'pdf',
+  'application/zip': 'zip',
+  'audio/wav': 'wav',
+  'audio/mpeg': 'mp3',
+};
+
+/** A file name from a resource URI's last segment: letters, digits, dot, dash and underscore only. */
+function fileName(uri: string | undefined, mimeType: string | undefined, index: number): string {
+  let last = '';
+  try {
+    last = decodeURIComponent(new URL(uri ?? '').pathname.split('/').filter(Boolean).at(-1) ?? '');
+  } catch {
+    last = '';
+  }
+  const safe =
+    last
+      .replace(/[^\p{L}\p{N}._-]/gu, '_')
+      .replace(/^[.]+/, '')
+      .slice(0, 80) || `file-${index + 1}`;
+  const extension = extensions[mimeType ?? ''];
+  return safe.includes('.') || !extension ? safe : `${safe}.${extension}`;
+}
+
+/**
+ * The files a result carries: embedded resources with a blob (a PDF, a CSV, audio…), valid base64,
+ * within the caps, named after their URI. Images are `imagesOf`'s; a resource given as text is text.
+ */
+export function filesOf(result: RawToolResult): ToolFile[] {
+  const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
+  return blocks
+    .flatMap((block) => (block.type === 'resource' && block.resource ? [block.resource] : []))
+    .filter(
+      (resource) =>
+        typeof resource.blob === 'string' &&
+        /^[A-Za-z0-9+/]+={0,2}$/.test(resource.blob) &&
+        base64Bytes(resource.blob) <= maxFileBytes,
+    )
+    .slice(0, maxFilesPerResult)
+    .map((resource, index) => ({
+      name: fileName(resource.uri, resource.mimeType, index),
+      mimeType: resource.mimeType ?? 'application/octet-stream',
+      data: resource.blob as string,
+    }));
 }
 
 /** Cuts text longer than `budget`, keeping head and tail and saying how much was left out. */

@@ -2,7 +2,7 @@ import type { Redactor } from '../redaction.js';
 import { withTraceContext } from '../telemetry.js';
 import type { CallToolOptions, ToolCallOutcome } from '../tool-host.js';
 import type { Connection, InFlightRequest } from './connection.js';
-import { formatToolResult, imagesOf, type RawToolResult } from './format-tool-result.js';
+import { filesOf, formatToolResult, imagesOf, type RawToolResult } from './format-tool-result.js';
 import type { FilledPrompt } from './manager-types.js';
 import { type RequestHost, type RequestWork, runRequest } from './request-path.js';
 import { Slots } from './slots.js';
@@ -52,12 +52,14 @@ export class Requests {
     );
     const formatted = formatToolResult(result, this.resultBudget, connection.config.name);
     const images = imagesOf(result);
+    const files = filesOf(result);
     return {
       text: this.redactor.redact(formatted.text, secrets),
       isError: formatted.isError,
       server: connection.config.name,
       tool,
       ...(images.length > 0 ? { images } : {}),
+      ...(files.length > 0 ? { files } : {}),
     };
   }
 
