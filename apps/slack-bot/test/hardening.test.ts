@@ -215,7 +215,7 @@ describe('hardening 4: model and tool text can never ping the channel or spoof a
   });
 
   it('chat.postMessage and chat.update: the answer is posted escaped', async () => {
-    harness = await startHarness();
+    harness = await startHarness({ env: { SLACK_STREAMING: 'false' } });
     harness.llm.respondWith((request) => completion(request, { text: tricks }));
     const ts = await ask('hello');
     await waitFor(() => posted().some((text) => text.includes('javascript')));
