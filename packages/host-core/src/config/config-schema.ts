@@ -19,65 +19,89 @@ export const defaultMaxToolTimeoutMs = 600_000;
 /** Node's timers overflow past 2³¹−1 ms (and then fire after 1 ms), so no timeout may be longer. */
 const maxTimeoutMs = 2_147_483_647;
 
-const stringMap = z.record(z.string(), z.string());
-export const serverSchema = z.object({
-  transport: z.string().optional(),
-  type: z.string().optional(),
-  command: z.string().min(1).optional(),
-  args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
-  cwd: z.string().min(1).optional(),
-  url: z.string().min(1).optional(),
-  headers: stringMap.optional(),
-  allowed_tools: z.array(z.string()).optional(),
-  timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
-  max_timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
-  max_response_bytes: z.number().int().positive().optional(),
-  status_message: z.string().min(1).max(200).optional(),
-  restart: z.enum(['on-failure', 'never']).optional(),
-  approval: z.union([z.enum(['auto', 'writes', 'always']), z.array(z.string().min(1))]).optional(),
-  system_instruction: z.string().optional(),
-  response_instruction: z.string().optional(),
-  auto_context_tool: z.string().min(1).optional(),
-  disabled: z.boolean().optional(),
-  connection: z.enum(['shared', 'per_user']).optional(),
-  credential_help: z.string().min(1).max(500).optional(),
-  enabled_by_default: z.boolean().optional(),
-  server_instructions: z.boolean().optional(),
-  roots: z.array(z.string().min(1)).optional(),
-  log_level: z
-    .enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
-    .optional(),
-  tools: z
-    .array(
-      z.object({
-        name: z.string().min(1),
-        description: z.string().optional(),
-        input_schema: z.record(z.string(), z.unknown()).optional(),
-      }),
-    )
-    .optional(),
-  openapi_spec: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
-  openapi_base_url: z.string().min(1).optional(),
-  security: stringMap.optional(),
-  oauth: z
-    .union([
-      z.boolean(),
-      z
-        .object({
-          grant: z.enum(['authorization_code', 'client_credentials']).optional(),
-          client_id: z.string().min(1).optional(),
-          client_secret: z.string().min(1).optional(),
-          private_key: z.string().min(1).optional(),
-          signing_algorithm: z.string().min(1).optional(),
-          scope: z.string().min(1).optional(),
-          issuer: z.string().min(1).optional(),
-        })
-        .strict(),
-    ])
-    .optional(),
-});
-export const fileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) });
+/**
+ * The entry schema, built on first use: zod builds a schema's internals eagerly, and a host that
+ * never parses a file (an app given its servers in code) should not pay for it at import.
+ */
+function buildServerSchema() {
+  const stringMap = z.record(z.string(), z.string());
+  return z.object({
+    transport: z.string().optional(),
+    type: z.string().optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: stringMap.optional(),
+    cwd: z.string().min(1).optional(),
+    url: z.string().min(1).optional(),
+    headers: stringMap.optional(),
+    allowed_tools: z.array(z.string()).optional(),
+    timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
+    max_timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
+    max_response_bytes: z.number().int().positive().optional(),
+    status_message: z.string().min(1).max(200).optional(),
+    restart: z.enum(['on-failure', 'never']).optional(),
+    approval: z.union([z.enum(['auto', 'writes', 'always']), z.array(z.string().min(1))]).optional(),
+    system_instruction: z.string().optional(),
+    response_instruction: z.string().optional(),
+    auto_context_tool: z.string().min(1).optional(),
+    disabled: z.boolean().optional(),
+    connection: z.enum(['shared', 'per_user']).optional(),
+    credential_help: z.string().min(1).max(500).optional(),
+    enabled_by_default: z.boolean().optional(),
+    server_instructions: z.boolean().optional(),
+    roots: z.array(z.string().min(1)).optional(),
+    log_level: z
+      .enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
+      .optional(),
+    tools: z
+      .array(
+        z.object({
+          name: z.string().min(1),
+          description: z.string().optional(),
+          input_schema: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .optional(),
+    openapi_spec: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+    openapi_base_url: z.string().min(1).optional(),
+    security: stringMap.optional(),
+    oauth: z
+      .union([
+        z.boolean(),
+        z
+          .object({
+            grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+            client_id: z.string().min(1).optional(),
+            client_secret: z.string().min(1).optional(),
+            private_key: z.string().min(1).optional(),
+            signing_algorithm: z.string().min(1).optional(),
+            scope: z.string().min(1).optional(),
+            issuer: z.string().min(1).optional(),
+          })
+          .strict(),
+      ])
+      .optional(),
+  });
+}
+
+let builtServer: ReturnType<typeof buildServerSchema> | undefined;
+let builtFile: ReturnType<typeof buildFileSchema> | undefined;
+const buildFileSchema = () => z.object({ mcpServers: z.record(z.string(), z.unknown()) });
+
+/** One server entry as the file may write it (before aliases and defaults are resolved). */
+export type RawEntry = z.infer<ReturnType<typeof buildServerSchema>>;
+
+/** The schema of one server entry. */
+export function serverSchema(): ReturnType<typeof buildServerSchema> {
+  builtServer ??= buildServerSchema();
+  return builtServer;
+}
+
+/** The schema of the file: `mcpServers`, an object of entries. */
+export function fileSchema(): ReturnType<typeof buildFileSchema> {
+  builtFile ??= buildFileSchema();
+  return builtFile;
+}
 
 // What each field must hold, in words a person fixing the file can use.
 export const expectations: Record<string, string> = {
@@ -136,13 +160,14 @@ const fieldAliases: Record<string, string> = {
   serverInstructions: 'server_instructions',
   logLevel: 'log_level',
 };
-const knownFields = Object.keys(serverSchema.shape);
+/** The entry's field names (the schema's keys), read when a file has a field to check. */
+const knownFields = (): string[] => Object.keys(serverSchema().shape);
 
 /** The known field closest to a misspelled one (edit distance ≤ 3, ignoring case and `_`), if any. */
 function closestField(field: string): string | undefined {
   const fold = (text: string) => text.toLowerCase().replace(/[_-]/g, '');
   let best: { name: string; distance: number } | undefined;
-  for (const name of [...knownFields, ...Object.keys(fieldAliases)]) {
+  for (const name of [...knownFields(), ...Object.keys(fieldAliases)]) {
     const distance = editDistance(fold(field), fold(name));
     if (distance <= 3 && (!best || distance < best.distance))
       best = { name: fieldAliases[name] ?? name, distance };
@@ -171,10 +196,10 @@ export function normalizeFields(raw: unknown, file: string, where: string): unkn
   const normalized: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(raw)) {
     const canonical = fieldAliases[field] ?? field;
-    if (!knownFields.includes(canonical)) {
+    if (!knownFields().includes(canonical)) {
       const suggestion = closestField(field);
       throw new McpConfigError(
-        `${file}: ${where}.${field}: unknown field${suggestion ? `; did you mean "${suggestion}"?` : ''} (known fields: ${knownFields.join(', ')})`,
+        `${file}: ${where}.${field}: unknown field${suggestion ? `; did you mean "${suggestion}"?` : ''} (known fields: ${knownFields().join(', ')})`,
       );
     }
     if (canonical in normalized) {

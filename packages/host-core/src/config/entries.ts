@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { builtinTools } from '../tools/builtin-tools.js';
 import { type CompiledOpenApi, compileOpenApi, OpenApiSpecError } from '../tools/openapi-tools.js';
-import { expectations, McpConfigError, type serverSchema } from './config-schema.js';
+import { expectations, McpConfigError, type RawEntry } from './config-schema.js';
 import type {
   BuiltinServerConfig,
   CommonServerConfig,
@@ -11,7 +11,7 @@ import type {
 } from './server-types.js';
 
 /** One entry as the schema read it. */
-export type RawEntry = import('zod').infer<typeof serverSchema>;
+export type { RawEntry };
 
 /** Where an entry is and what it may read: for its error messages and its `${VAR}`s. */
 export interface EntryContext {

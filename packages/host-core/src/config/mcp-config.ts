@@ -9,6 +9,7 @@ import {
   fileSchema,
   McpConfigError,
   normalizeFields,
+  type RawEntry,
   serverSchema,
   transportAliases,
 } from './config-schema.js';
@@ -124,7 +125,7 @@ export function parseMcpConfig(
   } catch (error) {
     throw new McpConfigError(`${path}: is not valid JSON (${(error as Error).message})`);
   }
-  const file = fileSchema.safeParse(json);
+  const file = fileSchema().safeParse(json);
   if (!file.success) {
     throw new McpConfigError(
       `${path}: mcpServers: expected an object mapping server names to their settings`,
@@ -138,7 +139,7 @@ export function parseMcpConfig(
         `${path}: ${where}: server names may use letters, digits, "_", "-" and "." (1–64 characters)`,
       );
     }
-    const parsed = serverSchema.safeParse(normalizeFields(raw, path, where));
+    const parsed = serverSchema().safeParse(normalizeFields(raw, path, where));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const field = String(issue?.path[0] ?? '');
@@ -202,7 +203,7 @@ export function parseMcpConfig(
   });
 
   function serverOf(
-    entry: ReturnType<typeof serverSchema.parse>,
+    entry: RawEntry,
     kind: NonNullable<(typeof transportAliases)[string]>,
     common: CommonServerConfig,
     where: string,
