@@ -149,7 +149,20 @@ export function normalized(vector: Float32Array): Float32Array {
 
 /** The dot product of two vectors of one length. */
 export function dot(left: Float32Array, right: Float32Array): number {
-  let sum = 0;
-  for (let index = 0; index < left.length; index++) sum += (left[index] as number) * (right[index] as number);
-  return sum;
+  // Four running sums: fewer loop checks, and independent additions the CPU can overlap.
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let d = 0;
+  const length = left.length;
+  const whole = length - (length % 4);
+  let index = 0;
+  for (; index < whole; index += 4) {
+    a += (left[index] as number) * (right[index] as number);
+    b += (left[index + 1] as number) * (right[index + 1] as number);
+    c += (left[index + 2] as number) * (right[index + 2] as number);
+    d += (left[index + 3] as number) * (right[index + 3] as number);
+  }
+  for (; index < length; index++) a += (left[index] as number) * (right[index] as number);
+  return a + b + c + d;
 }

@@ -55,6 +55,8 @@ export class KnowledgeBase {
   private documents = new Map<string, KnowledgeDocument>();
   private passages = 0;
   private passageList: Passage[] = [];
+  private byId = new Map<string, Passage>();
+  private byIdOf: Passage[] | undefined;
   private embedded: Promise<void> = Promise.resolve();
   private vectorIndex: Array<{ passage: Passage; vector: Float32Array }> = [];
   /** When the index was last rebuilt (ISO). */
@@ -169,18 +171,15 @@ export class KnowledgeBase {
     const vector = this.embeddings ? await this.embeddings.query(query) : undefined;
     if (!vector) return this.search(query, limit).map((hit) => ({ ...hit, matched: 'lexical' as const }));
     const question = normalized(vector);
-    const scored: Array<{ passage: Passage; similarity: number }> = [];
-    for (const { passage, vector: own } of this.vectorIndex)
-      if (own.length === question.length) scored.push({ passage, similarity: dot(question, own) });
-    scored.sort((left, right) => right.similarity - left.similarity);
+    const scored = nearest(question, this.vectorIndex, fusionDepth);
     const fused = new Map<string, { passage: Passage; score: number; lexical: boolean; semantic: boolean }>();
-    const byId = new Map(this.passageList.map((passage) => [passage.id, passage]));
+    const byId = this.passagesById();
     lexical.forEach((hit, rank) => {
       const passage = byId.get(hit.id as string);
       if (passage)
         fused.set(passage.id, { passage, score: 1 / (fusionK + rank + 1), lexical: true, semantic: false });
     });
-    scored.slice(0, fusionDepth).forEach(({ passage, similarity }, rank) => {
+    scored.forEach(({ passage, similarity }, rank) => {
       if (similarity <= 0) return;
       const entry = fused.get(passage.id) ?? { passage, score: 0, lexical: false, semantic: false };
       entry.score += 1 / (fusionK + rank + 1);
@@ -200,6 +199,15 @@ export class KnowledgeBase {
       }));
   }
 
+  /** The passages by id, made once per index (a query looks up only its lexical hits). */
+  private passagesById(): Map<string, Passage> {
+    if (this.byIdOf !== this.passageList) {
+      this.byId = new Map(this.passageList.map((passage) => [passage.id, passage]));
+      this.byIdOf = this.passageList;
+    }
+    return this.byId;
+  }
+
   list(): KnowledgeDocument[] {
     return [...this.documents.values()];
   }
@@ -216,4 +224,27 @@ export class KnowledgeBase {
   stats(): { documents: number; passages: number } {
     return { documents: this.documents.size, passages: this.passages };
   }
+}
+
+/**
+ * The `depth` passages most similar to the question, best first: one pass keeping a small sorted
+ * list, with no object per passage and no sort of the whole index.
+ */
+function nearest(
+  question: Float32Array,
+  index: ReadonlyArray<{ passage: Passage; vector: Float32Array }>,
+  depth: number,
+): Array<{ passage: Passage; similarity: number }> {
+  const best: Array<{ passage: Passage; similarity: number }> = [];
+  for (const { passage, vector } of index) {
+    if (vector.length !== question.length) continue;
+    const similarity = dot(question, vector);
+    if (best.length === depth && similarity <= (best[depth - 1] as { similarity: number }).similarity)
+      continue;
+    let at = best.length;
+    while (at > 0 && (best[at - 1] as { similarity: number }).similarity < similarity) at--;
+    best.splice(at, 0, { passage, similarity });
+    if (best.length > depth) best.pop();
+  }
+  return best;
 }
