@@ -51,6 +51,10 @@ it('McpClientManager benchmark', async () => {
   await bareWithToken.connect(
     new StdioClientTransport({ command: process.execPath, args: [echo], stderr: 'ignore' }),
   );
+  // As any real client (and the manager) does, the bare clients list the tools first: the SDK then
+  // knows each tool's output schema and task support, and checks every result against them.
+  await bare.listTools();
+  await bareWithToken.listTools();
   const viaManager: number[] = [];
   const viaSdk: number[] = [];
   const viaSdkWithToken: number[] = [];
