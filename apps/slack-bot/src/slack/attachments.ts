@@ -164,17 +164,35 @@ function looksLike(mime: string, bytes: Uint8Array): boolean {
   return false;
 }
 
-async function pdfText(bytes: Uint8Array): Promise<string> {
+/**
+ * A PDF's text layer, page by page, stopping at `chars` characters, `maxPdfPages` pages or when the
+ * signal aborts (the download's deadline): a hostile PDF cannot keep the process busy for long.
+ */
+async function pdfText(bytes: Uint8Array, chars: number, signal: AbortSignal): Promise<string> {
   // unpdf bundles a serverless PDF.js build: text layers only, no rendering, nothing native.
-  const { extractText, getDocumentProxy } = await import('unpdf');
+  const { getDocumentProxy } = await import('unpdf');
   const document = await getDocumentProxy(new Uint8Array(bytes));
   try {
-    const { text } = await extractText(document, { mergePages: true });
-    return text;
+    const pages: string[] = [];
+    let length = 0;
+    const last = Math.min(document.numPages, maxPdfPages);
+    for (let number = 1; number <= last && length < chars; number++) {
+      signal.throwIfAborted();
+      const content = await (await document.getPage(number)).getTextContent();
+      const text = content.items
+        .map((item) => ('str' in item ? `${item.str}${item.hasEOL ? '\n' : ''}` : ''))
+        .join('');
+      pages.push(text);
+      length += text.length;
+    }
+    return pages.join('\n');
   } finally {
     await document.loadingTask.destroy();
   }
 }
+
+/** Pages of one PDF read at most. */
+const maxPdfPages = 100;
 
 function cut(text: string, limit: number): string {
   return text.length > limit
@@ -241,7 +259,11 @@ export async function readAttachments(
         result.images.push({ mimeType: mime, data: Buffer.from(bytes).toString('base64') });
         continue;
       }
-      const text = (kind === 'pdf' ? await pdfText(bytes) : new TextDecoder('utf-8').decode(bytes)).trim();
+      const text = (
+        kind === 'pdf'
+          ? await pdfText(bytes, limits.textChars, signal)
+          : new TextDecoder('utf-8').decode(bytes)
+      ).trim();
       if (!text) {
         result.notes.push(
           kind === 'pdf'
