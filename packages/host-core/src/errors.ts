@@ -22,7 +22,11 @@ export type HostErrorCode =
   /** The caller's signal aborted the turn or the request. */
   | 'CANCELLED'
   /** Connecting a server with OAuth failed at a named step (discovery, registration, the redirect, tokens). */
-  | 'AUTHORIZATION_FAILED';
+  | 'AUTHORIZATION_FAILED'
+  /** A workspace's server points at a loopback, private, link-local or metadata address. */
+  | 'REFUSED_ADDRESS'
+  /** A server a workspace adds cannot be used as given (its name, address or document). */
+  | 'WORKSPACE_SERVER_INVALID';
 
 /** Base of every error host-core throws on purpose. */
 export class HostError extends Error {

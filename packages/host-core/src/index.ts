@@ -65,6 +65,7 @@ export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 export type { McpHost, McpView } from './mcp-host.js';
+export { AddressAllowlist, RefusedAddressError } from './net/address-guard.js';
 export { AuthorizationError } from './oauth/authorization-error.js';
 export type { OAuthGrant } from './oauth/grant.js';
 export type { OAuthOptions, OAuthService } from './oauth/oauth-service.js';
@@ -75,6 +76,7 @@ export {
   oauthStoreOver,
 } from './oauth/oauth-store.js';
 export {
+  type ApprovalChoice,
   type ConnectProblem,
   People,
   type PeopleAuditEntry,
@@ -84,6 +86,9 @@ export {
   type StartPeopleOptions,
   startPeople,
   type WorkspaceServer,
+  type WorkspaceServerInput,
+  workspaceLimitNames,
+  workspaceLimitsOf,
 } from './people.js';
 export { environmentSecrets, Redactor } from './redaction.js';
 export type {
@@ -122,3 +127,8 @@ export {
   type UsageTotals,
   usageLimitsFromEnv,
 } from './usage.js';
+export {
+  type WorkspaceServerAuth,
+  WorkspaceServerError,
+  type WorkspaceServerSpec,
+} from './workspace-servers.js';

@@ -1,4 +1,4 @@
-import type { RemoteServerConfig } from './config/server-types.js';
+import type { RemoteServerConfig, ServerConfig } from './config/server-types.js';
 import type {
   CallToolOptions,
   FilledPrompt,
@@ -59,6 +59,14 @@ export interface McpHost extends McpView {
   remoteConfig(server: string): RemoteServerConfig | undefined;
   /** One person's view for one turn: their workspace's servers, their own credentials and connections. */
   forPerson(person: Person): Promise<McpView>;
+  /**
+   * Connects a server once without keeping it and lists its tools (an admin's Test of a workspace's
+   * server); `secret` fills `${token}` for this test only. Never throws.
+   */
+  testServer(
+    config: ServerConfig,
+    secret?: string,
+  ): Promise<{ ok: true; tools: string[] } | { ok: false; reason: string }>;
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
   forgetCredential(person: PersonKey, server?: string): void;
   /** A workspace was uninstalled (or disabled `server`): its per-person connections (to it) close now. */

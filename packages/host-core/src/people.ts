@@ -1,11 +1,21 @@
+import type { ServerConfig } from './config/server-types.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import type { ConversationSource } from './mcp/conversation-tools.js';
 import type { ServerStatus } from './mcp/manager-types.js';
 import { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 import type { McpHost, McpView } from './mcp-host.js';
+import { AddressAllowlist } from './net/address-guard.js';
 import { AuthorizationError } from './oauth/authorization-error.js';
 import { type OAuthRecords, oauthStoreOver } from './oauth/oauth-store.js';
+import type { UsageLimits } from './usage.js';
+import {
+  checkWorkspaceServer,
+  fetchWorkspaceDocument,
+  WorkspaceServerError,
+  type WorkspaceServerSpec,
+  workspaceServerConfig,
+} from './workspace-servers.js';
 
 /** Who: a person of a workspace (Slack's team and user ids, or the terminal's local ones). */
 export interface PersonRef {
@@ -33,8 +43,51 @@ export interface PeopleStore {
     /** The servers a workspace's admins enabled (true) or disabled (false). */
     settings(workspace: string): Promise<Map<string, boolean>>;
     setEnabled(workspace: string, server: string, enabled: boolean, by: string): Promise<void>;
+    /** In one read: servers enabled or disabled, and the admins' approval policy per server. */
+    policies?(
+      workspace: string,
+    ): Promise<{ enabled: Map<string, boolean>; approvals: Map<string, ApprovalChoice> }>;
+    setApproval?(
+      workspace: string,
+      server: string,
+      approval: ApprovalChoice | null,
+      by: string,
+    ): Promise<void>;
+    forgetServer?(workspace: string, server: string): Promise<void>;
+    limits?(workspace: string): Promise<Record<string, number> | undefined>;
+    setLimits?(workspace: string, limits: Record<string, number>): Promise<void>;
+  };
+  /** The servers workspaces added, each a JSON {@link WorkspaceServerSpec} kept encrypted. */
+  workspaceServers?: {
+    list(workspace: string): Promise<Array<{ name: string; value: string }>>;
+    put(workspace: string, name: string, value: string): Promise<void>;
+    delete(workspace: string, name: string): Promise<boolean>;
   };
 }
+
+/** Budgets as saved: whole numbers above 0 of the known names only; undefined when none was saved. */
+export function workspaceLimitsOf(saved: Record<string, unknown> | undefined): UsageLimits | undefined {
+  if (!saved) return undefined;
+  return Object.fromEntries(
+    workspaceLimitNames
+      .filter((name) => Number.isInteger(saved[name]) && (saved[name] as number) > 0)
+      .map((name) => [name, saved[name] as number]),
+  );
+}
+
+/** An approval policy a workspace's admins may choose for a server. */
+export type ApprovalChoice = 'auto' | 'writes' | 'always';
+
+/** What an admin enters to add a server to their workspace. */
+export type WorkspaceServerInput = Omit<WorkspaceServerSpec, 'addedAt' | 'addedBy'>;
+
+/** The budgets a workspace's admins may set (see `UsageLimits`). */
+export const workspaceLimitNames = [
+  'tokensPerPersonDay',
+  'tokensPerWorkspaceDay',
+  'toolCallsPerPersonDay',
+  'questionsPerPersonMinute',
+] as const satisfies ReadonlyArray<keyof UsageLimits>;
 
 /** A catalog server as one person of one workspace sees it. */
 export interface WorkspaceServer extends ServerStatus {
@@ -44,6 +97,10 @@ export interface WorkspaceServer extends ServerStatus {
   connected: boolean;
   /** Since when (their credential's last change), where the store knows. */
   connectedSince?: Date;
+  /** The workspace's own server (its admins added it): who added it and where it points. */
+  added?: { by: string; at: string; kind: 'mcp' | 'openapi'; url: string; auth: WorkspaceServerSpec['auth'] };
+  /** The admins' approval policy for it, when they chose one. */
+  approvalChoice?: ApprovalChoice;
 }
 
 /** Why a server cannot take a person's credential. */
@@ -67,6 +124,11 @@ export interface PeopleOptions {
   now?: () => Date;
   /** How a person connects a server in this app, for the model to tell them (e.g. "/connect github"). */
   connectHint?: (server: string) => string;
+  /**
+   * Hosts, addresses or CIDR ranges a workspace's server may reach although they are loopback,
+   * private or link-local (`WORKSPACE_SERVERS_ALLOW`, comma-separated); by default none.
+   */
+  workspaceServersAllow?: string;
 }
 
 /**
@@ -78,6 +140,11 @@ export interface PeopleOptions {
  */
 export class People {
   private readonly logger: Logger;
+  private readonly allow: AddressAllowlist;
+  /** Each stored workspace server's config, by its stored JSON (an OpenAPI document compiles once). */
+  private readonly compiled = new Map<string, ServerConfig>();
+  /** Each workspace's servers as last read (for the synchronous lookups of connecting). */
+  private readonly addedLately = new Map<string, WorkspaceServerSpec[]>();
 
   constructor(
     private readonly host: McpHost | undefined,
@@ -85,6 +152,7 @@ export class People {
     private readonly options: PeopleOptions = {},
   ) {
     this.logger = options.logger ?? silentLogger;
+    this.allow = AddressAllowlist.parse(options.workspaceServersAllow);
   }
 
   /** Whether MCP is on (some config was loaded). */
@@ -108,17 +176,24 @@ export class People {
     turn: { conversations?: ConversationSource } = {},
   ): Promise<McpView | undefined> {
     if (!this.host) return undefined;
-    const personal = this.catalog().some((server) => server.personalCredential);
-    const [credentials, settings] = await Promise.all([
-      personal && person.user && this.store
-        ? this.store.credentials.of(person.workspace, person.user)
-        : { secrets: {} },
-      this.settings(person.workspace),
+    const [added, policies] = await Promise.all([
+      this.addedServers(person.workspace),
+      this.policies(person.workspace),
     ]);
+    const personal =
+      this.catalog().some((server) => server.personalCredential) ||
+      added.some((spec) => spec.auth === 'person');
+    const credentials =
+      personal && person.user && this.store
+        ? await this.store.credentials.of(person.workspace, person.user)
+        : { secrets: {} };
+    const workspaceServers = this.configsOf(person.workspace, added);
     return this.host.forPerson({
       ...person,
       credentials: credentials.secrets,
-      settings,
+      settings: policies.enabled,
+      ...(policies.approvals.size > 0 ? { approvals: policies.approvals } : {}),
+      ...(workspaceServers.length > 0 ? { workspaceServers } : {}),
       ...(this.options.connectHint ? { connectHint: this.options.connectHint } : {}),
       ...(turn.conversations ? { conversations: turn.conversations } : {}),
     });
@@ -142,29 +217,68 @@ export class People {
 
   /** Every catalog server as `person` sees it: whether the workspace has it and they connected it. */
   async servers(person: PersonRef): Promise<WorkspaceServer[]> {
-    const [settings, mine] = await Promise.all([
-      this.settings(person.workspace),
+    const [policies, mine, added] = await Promise.all([
+      this.policies(person.workspace),
       this.connectedServers(person),
+      this.addedServers(person.workspace),
     ]);
-    return this.catalog().map((server) => {
+    const catalog = this.catalog().map((server) => ({
+      ...server,
+      enabled: policies.enabled.get(server.name) ?? server.enabledByDefault,
+    }));
+    const own = added.map((spec) => ({
+      name: spec.name,
+      transport: spec.kind === 'openapi' ? ('openapi' as const) : ('http' as const),
+      // A workspace's server connects on a turn: its state here is what a Test showed when added.
+      state: (spec.auth === 'person' ? 'per_user' : 'connected') as WorkspaceServer['state'],
+      toolCount: spec.tools?.length ?? 0,
+      approval: spec.approval ?? 'writes',
+      personalCredential: spec.auth === 'person',
+      enabledByDefault: true,
+      enabled: policies.enabled.get(spec.name) ?? true,
+      ...(spec.description ? { description: spec.description } : {}),
+      added: { by: spec.addedBy, at: spec.addedAt, kind: spec.kind, url: spec.url, auth: spec.auth },
+    }));
+    return [...catalog, ...own].map((server) => {
       const since = mine.get(server.name);
+      const choice = policies.approvals.get(server.name);
       return {
         ...server,
-        enabled: settings.get(server.name) ?? server.enabledByDefault,
         connected: mine.has(server.name),
         ...(since ? { connectedSince: since } : {}),
+        ...(choice ? { approvalChoice: choice } : {}),
       };
     });
   }
 
   /** A configured server that takes a person's own credential, or why it cannot. */
-  personalServer(name: string): ServerStatus | ConnectProblem {
-    const server = this.catalog().find((entry) => entry.name === name);
+  personalServer(name: string, workspace?: string): ServerStatus | ConnectProblem {
+    const added = workspace ? this.addedLately.get(workspace)?.find((spec) => spec.name === name) : undefined;
+    const server: ServerStatus | undefined =
+      this.catalog().find((entry) => entry.name === name) ??
+      (added
+        ? {
+            name: added.name,
+            transport: added.kind === 'openapi' ? 'openapi' : 'http',
+            state: 'per_user',
+            toolCount: added.tools?.length ?? 0,
+            approval: added.approval ?? 'writes',
+            personalCredential: added.auth === 'person',
+            enabledByDefault: true,
+            ...(added.description ? { description: added.description } : {}),
+          }
+        : undefined);
     if (!server) return 'unknown server';
     if (!server.personalCredential) return 'not personal';
     if (!this.store) return 'no store';
     if (server.oauth && !this.host?.oauth) return 'no oauth';
     return server;
+  }
+
+  /** {@link personalServer}, with the workspace's own servers read afresh from the store. */
+  async personalServerIn(workspace: string, name: string): Promise<ServerStatus | ConnectProblem> {
+    await this.addedServers(workspace);
+    return this.personalServer(name, workspace);
   }
 
   /**
@@ -255,6 +369,102 @@ export class People {
     });
   }
 
+  /**
+   * Checks a server an admin wants to add and connects it once (Test): its tools, or a
+   * `WorkspaceServerError` naming the field to fix. Nothing is saved. `token`: a person's token to
+   * test a server that takes each person's own (used for this test only).
+   */
+  async testServer(
+    admin: PersonRef,
+    input: WorkspaceServerInput,
+    token?: string,
+  ): Promise<{ spec: WorkspaceServerSpec; tools: string[] }> {
+    if (!this.host) throw new WorkspaceServerError('url', 'MCP is off on this host (MCP_ENABLED)');
+    const taken = [
+      ...this.catalog().map((server) => server.name),
+      ...(await this.addedServers(admin.workspace)).map((spec) => spec.name),
+    ];
+    const checked = checkWorkspaceServer({ ...input, addedBy: admin.user }, taken, this.allow, this.now());
+    const spec = await fetchWorkspaceDocument(checked, this.allow);
+    const result = await this.host.testServer(
+      workspaceServerConfig(spec, admin.workspace, this.allow),
+      spec.auth === 'person' ? token?.trim() || undefined : undefined,
+    );
+    if (!result.ok)
+      throw new WorkspaceServerError('url', `the server could not be reached: ${result.reason}`);
+    return { spec: { ...spec, tools: result.tools.slice(0, 200) }, tools: result.tools };
+  }
+
+  /** Tests (as {@link testServer}) and adds a server to the workspace: offered from its next turn. */
+  async addServer(admin: PersonRef, input: WorkspaceServerInput, token?: string): Promise<string[]> {
+    if (!this.store?.workspaceServers)
+      throw new WorkspaceServerError('url', 'servers cannot be added: there is no store');
+    const { spec, tools } = await this.testServer(admin, input, token);
+    await this.store.workspaceServers.put(admin.workspace, spec.name, JSON.stringify(spec));
+    this.logger.info({ ...admin, server: spec.name, tools: tools.length }, 'workspace server added');
+    await this.record({
+      kind: 'admin',
+      workspace: admin.workspace,
+      person: admin.user,
+      server: spec.name,
+      detail: `added ${spec.name} (${spec.kind} ${new URL(spec.url).origin}, auth ${spec.auth})`,
+    });
+    return tools;
+  }
+
+  /** Removes a server the workspace added: its connections close, its settings go; whether there was one. */
+  async removeServer(admin: PersonRef, name: string): Promise<boolean> {
+    const removed = (await this.store?.workspaceServers?.delete(admin.workspace, name)) ?? false;
+    if (!removed) return false;
+    await this.store?.workspaces.forgetServer?.(admin.workspace, name);
+    this.host?.forgetWorkspace(admin.workspace, name);
+    await this.record({
+      kind: 'admin',
+      workspace: admin.workspace,
+      person: admin.user,
+      server: name,
+      detail: `removed ${name}`,
+    });
+    return true;
+  }
+
+  /** An admin chooses which tools of a server need approval in the workspace (null: the server's own). */
+  async setApproval(admin: PersonRef, server: string, approval: ApprovalChoice | null): Promise<void> {
+    if (!this.store?.workspaces.setApproval)
+      throw new Error('workspace settings cannot be stored: there is no store');
+    await this.store.workspaces.setApproval(admin.workspace, server, approval, admin.user);
+    await this.record({
+      kind: 'admin',
+      workspace: admin.workspace,
+      person: admin.user,
+      server,
+      detail: `approval of ${server}: ${approval ?? 'the server’s own'}`,
+    });
+  }
+
+  /** The workspace's own budgets, over the operator's. */
+  async limits(workspace: string): Promise<UsageLimits | undefined> {
+    return workspaceLimitsOf(await this.store?.workspaces.limits?.(workspace));
+  }
+
+  /** An admin sets the workspace's budgets (whole numbers above 0; absent ones follow the operator's). */
+  async setLimits(admin: PersonRef, limits: UsageLimits): Promise<void> {
+    if (!this.store?.workspaces.setLimits) throw new Error('budgets cannot be stored: there is no store');
+    const kept: Record<string, number> = { ...workspaceLimitsOf({ ...limits }) };
+    await this.store.workspaces.setLimits(admin.workspace, kept);
+    await this.record({
+      kind: 'admin',
+      workspace: admin.workspace,
+      person: admin.user,
+      server: '',
+      detail: `budgets: ${
+        Object.entries(kept)
+          .map(([name, value]) => `${name} ${value}`)
+          .join(', ') || 'the operator’s'
+      }`,
+    });
+  }
+
   /** Workspaces were uninstalled (their data deleted): every per-person connection of theirs closes now. */
   forgetWorkspaces(workspaces: Iterable<string>): void {
     for (const workspace of workspaces) this.host?.forgetWorkspace(workspace);
@@ -264,7 +474,7 @@ export class People {
   private async record(entry: Omit<PeopleAuditEntry, 'at'>): Promise<void> {
     if (!this.options.audit) return;
     try {
-      await this.options.audit({ ...entry, at: (this.options.now ?? (() => new Date()))() });
+      await this.options.audit({ ...entry, at: this.now() });
     } catch (error) {
       this.logger.warn({ server: entry.server, error: String(error) }, 'audit entry not recorded');
     }
@@ -275,13 +485,63 @@ export class People {
     await this.host?.close();
   }
 
-  private async settings(workspace: string): Promise<Map<string, boolean>> {
-    return (await this.store?.workspaces.settings(workspace)) ?? new Map();
+  private now(): Date {
+    return (this.options.now ?? (() => new Date()))();
+  }
+
+  private async policies(
+    workspace: string,
+  ): Promise<{ enabled: Map<string, boolean>; approvals: Map<string, ApprovalChoice> }> {
+    const workspaces = this.store?.workspaces;
+    if (workspaces?.policies) return workspaces.policies(workspace);
+    return { enabled: (await workspaces?.settings(workspace)) ?? new Map(), approvals: new Map() };
+  }
+
+  /** The servers a workspace added, as stored; one that cannot be read is logged and left out. */
+  private async addedServers(workspace: string): Promise<WorkspaceServerSpec[]> {
+    const stored = this.store?.workspaceServers;
+    if (!stored || !this.host) return [];
+    const specs: WorkspaceServerSpec[] = [];
+    for (const record of await stored.list(workspace)) {
+      try {
+        specs.push(JSON.parse(record.value) as WorkspaceServerSpec);
+      } catch {
+        this.logger.warn(
+          { workspace, server: record.name },
+          'a workspace server record is unreadable; skipped',
+        );
+      }
+    }
+    this.addedLately.set(workspace, specs);
+    return specs;
+  }
+
+  /** Each spec's config (compiled once per stored version); one that no longer compiles is skipped. */
+  private configsOf(workspace: string, specs: WorkspaceServerSpec[]): ServerConfig[] {
+    const configs: ServerConfig[] = [];
+    for (const spec of specs) {
+      const key = `${workspace}\u0000${JSON.stringify(spec)}`;
+      let config = this.compiled.get(key);
+      if (!config) {
+        try {
+          config = workspaceServerConfig(spec, workspace, this.allow);
+        } catch (error) {
+          this.logger.warn(
+            { workspace, server: spec.name, error: String(error) },
+            'a workspace server is unusable; skipped',
+          );
+          continue;
+        }
+        if (this.compiled.size >= 500) this.compiled.clear();
+        this.compiled.set(key, config);
+      }
+      configs.push(config);
+    }
+    return configs;
   }
 
   private async connectedServers(person: PersonRef): Promise<Map<string, Date | undefined>> {
-    const personal = this.catalog().some((server) => server.personalCredential);
-    if (!personal || !this.store || !person.user) return new Map();
+    if (!this.store || !person.user) return new Map();
     return new Map(
       (await this.store.credentials.list(person.workspace, person.user)).map((entry) => [
         entry.server,
@@ -303,7 +563,7 @@ export interface StartPeopleOptions extends Omit<StartMcpOptions, 'oauth'>, Peop
  * the {@link People} over them and the store. Throws what `startMcpFromEnvironment` throws.
  */
 export async function startPeople(options: StartPeopleOptions = {}): Promise<People> {
-  const { store, connectHint, oauth, audit, ...mcp } = options;
+  const { store, connectHint, oauth, audit, workspaceServersAllow, ...mcp } = options;
   const host = await startMcpFromEnvironment({
     ...mcp,
     // Grants are people's credentials; flows, registrations and refresh claims the store's records.
@@ -314,5 +574,7 @@ export async function startPeople(options: StartPeopleOptions = {}): Promise<Peo
     ...(connectHint ? { connectHint } : {}),
     ...(audit ? { audit } : {}),
     ...(options.now ? { now: options.now } : {}),
+    workspaceServersAllow:
+      workspaceServersAllow ?? (options.env ?? process.env).WORKSPACE_SERVERS_ALLOW ?? '',
   });
 }

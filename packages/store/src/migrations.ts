@@ -276,6 +276,18 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0008_workspace_policies': {
+    async up(db: Kysely<unknown>) {
+      // A row may now hold only an approval policy: `enabled` null follows the catalog.
+      await db.schema
+        .alterTable('workspace_servers')
+        .alterColumn('enabled', (column) => column.dropNotNull())
+        .execute();
+      await db.schema.alterTable('workspace_servers').addColumn('approval', 'text').execute();
+      // The workspace's own budgets (JSON), over the operator's defaults.
+      await db.schema.alterTable('workspaces').addColumn('limits', 'text').execute();
+    },
+  },
 };
 
 /** Every migration's name, in order (what a fully migrated database has applied). */

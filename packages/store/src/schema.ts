@@ -7,6 +7,8 @@ export interface WorkspacesTable {
   id: string;
   /** The Enterprise Grid organisation it belongs to, when known. */
   enterprise_id: string | null;
+  /** The admins' budgets over the operator's (JSON: tokensPerPersonDay, …), or null. */
+  limits: string | null;
   created_at: Timestamp;
 }
 
@@ -14,7 +16,10 @@ export interface WorkspacesTable {
 export interface WorkspaceServersTable {
   workspace_id: string;
   server: string;
-  enabled: boolean;
+  /** Null: the catalog's default (the row holds only an approval policy). */
+  enabled: boolean | null;
+  /** The admins' approval policy for the server (`auto`, `writes`, `always`), or null. */
+  approval: string | null;
   changed_by: string | null;
   updated_at: Timestamp;
 }

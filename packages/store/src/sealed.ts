@@ -53,6 +53,21 @@ export class SealedRecords {
     return row ? this.keyring.decrypt(row.secret, contextOf(kind, id), contextOf(kind, id)) : undefined;
   }
 
+  /** Every record of a kind that belongs to a workspace, decrypted, by id. */
+  async list(kind: string, workspace: string): Promise<Array<{ id: string; value: string }>> {
+    const rows = await this.db
+      .selectFrom('sealed_records')
+      .select(['id', 'secret'])
+      .where('kind', '=', kind)
+      .where('workspace_id', '=', workspace)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      value: this.keyring.decrypt(row.secret, contextOf(kind, row.id), contextOf(kind, row.id)),
+    }));
+  }
+
   /** Deletes a record; whether there was one. */
   async delete(kind: string, id: string): Promise<boolean> {
     const result = await this.db

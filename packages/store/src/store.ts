@@ -12,6 +12,9 @@ import { SealedRecords } from './sealed.js';
 import { UsageCounts } from './usage.js';
 import { WorkspaceSettings } from './workspaces.js';
 
+/** The sealed records' kind of a workspace's own server. */
+const workspaceServerKind = 'workspace-server';
+
 /** Each store's database, for this package's test helpers only (`@ai-assistant/store/testing`). */
 const databases = new WeakMap<Store, Kysely<Database>>();
 
@@ -56,6 +59,16 @@ export class Store {
     claim(id: string, workspace: string): Promise<boolean>;
   };
 
+  /**
+   * The servers a workspace's admins added (remote MCP, OpenAPI), each kept encrypted whole (its
+   * address, secret and document) under the workspace, and deleted with it.
+   */
+  readonly workspaceServers: {
+    list(workspace: string): Promise<Array<{ name: string; value: string }>>;
+    put(workspace: string, name: string, value: string): Promise<void>;
+    delete(workspace: string, name: string): Promise<boolean>;
+  };
+
   constructor(
     private readonly db: Kysely<Database>,
     readonly engine: Engine,
@@ -75,6 +88,19 @@ export class Store {
     this.audit = new AuditTrail(db);
     this.usage = new UsageCounts(db);
     this.conversations = new Conversations(db);
+    const serverId = (workspace: string, name: string) => `${workspace}/${name}`;
+    this.workspaceServers = {
+      list: async (workspace) =>
+        (await this.sealed.list(workspaceServerKind, workspace)).map((record) => ({
+          name: record.id.slice(workspace.length + 1),
+          value: record.value,
+        })),
+      put: (workspace, name, value) =>
+        this.workspaces
+          .ensure(workspace)
+          .then(() => this.sealed.put(workspaceServerKind, serverId(workspace, name), { workspace }, value)),
+      delete: (workspace, name) => this.sealed.delete(workspaceServerKind, serverId(workspace, name)),
+    };
     this.oauth = {
       record: (kind, id) => this.sealed.get(kind, id),
       saveRecord: (kind, id, workspace, value) =>

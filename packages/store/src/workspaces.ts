@@ -23,12 +23,71 @@ export class WorkspaceSettings {
 
   /** The servers a workspace's admins enabled (true) or disabled (false); absent ones follow the catalog. */
   async settings(workspace: string): Promise<Map<string, boolean>> {
+    return (await this.policies(workspace)).enabled;
+  }
+
+  /** In one read: the servers enabled or disabled, and the approval policy chosen per server. */
+  async policies(
+    workspace: string,
+  ): Promise<{ enabled: Map<string, boolean>; approvals: Map<string, 'auto' | 'writes' | 'always'> }> {
     const rows = await this.db
       .selectFrom('workspace_servers')
-      .select(['server', 'enabled'])
+      .select(['server', 'enabled', 'approval'])
       .where('workspace_id', '=', workspace)
       .execute();
-    return new Map(rows.map((row) => [row.server, row.enabled]));
+    const enabled = new Map<string, boolean>();
+    const approvals = new Map<string, 'auto' | 'writes' | 'always'>();
+    for (const row of rows) {
+      if (row.enabled !== null) enabled.set(row.server, row.enabled);
+      if (row.approval === 'auto' || row.approval === 'writes' || row.approval === 'always')
+        approvals.set(row.server, row.approval);
+    }
+    return { enabled, approvals };
+  }
+
+  /** An admin's approval policy for a server of the workspace (null: back to the server's own). */
+  async setApproval(
+    workspace: string,
+    server: string,
+    approval: 'auto' | 'writes' | 'always' | null,
+    by: string,
+  ): Promise<void> {
+    await this.ensure(workspace);
+    await this.db
+      .insertInto('workspace_servers')
+      .values({ workspace_id: workspace, server, enabled: null, approval, changed_by: by })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['workspace_id', 'server'])
+          .doUpdateSet({ approval, changed_by: by, updated_at: sql`now()` }),
+      )
+      .execute();
+  }
+
+  /** Forgets what admins chose for a server (it was removed from the workspace). */
+  async forgetServer(workspace: string, server: string): Promise<void> {
+    await this.db
+      .deleteFrom('workspace_servers')
+      .where('workspace_id', '=', workspace)
+      .where('server', '=', server)
+      .execute();
+  }
+
+  /** The workspace's own budgets (the admins'), as they were saved; undefined when none. */
+  async limits(workspace: string): Promise<Record<string, number> | undefined> {
+    const row = await this.db
+      .selectFrom('workspaces')
+      .select('limits')
+      .where('id', '=', workspace)
+      .executeTakeFirst();
+    return row?.limits ? (JSON.parse(row.limits) as Record<string, number>) : undefined;
+  }
+
+  /** Saves the workspace's own budgets (an empty object clears them). */
+  async setLimits(workspace: string, limits: Record<string, number>): Promise<void> {
+    await this.ensure(workspace);
+    const value = Object.keys(limits).length > 0 ? JSON.stringify(limits) : null;
+    await this.db.updateTable('workspaces').set({ limits: value }).where('id', '=', workspace).execute();
   }
 
   /** An admin's choice to enable or disable a server in a workspace. */

@@ -1,3 +1,4 @@
+import type { AddressAllowlist } from '../net/address-guard.js';
 import type { CompiledOpenApi } from '../tools/openapi-tools.js';
 import type { JsonSchema } from '../types.js';
 
@@ -65,6 +66,13 @@ export interface CommonServerConfig {
    * host redacts them wherever they appear (a server's stderr, a failure reason, `/healthz`, logs).
    */
   substituted?: string[];
+  /**
+   * Set on servers a workspace added (never the operator's): every request goes to public addresses
+   * only, checked when each connection is dialled, unless this operator's allowlist names them.
+   */
+  publicAddressesOnly?: AddressAllowlist;
+  /** Set on servers a workspace added: that workspace (no other workspace's view has them). */
+  workspace?: string;
 }
 
 /** A server started as a child process and spoken to over stdin/stdout. */

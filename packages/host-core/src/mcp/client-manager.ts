@@ -11,6 +11,7 @@ import {
   type LocalConnection,
   type McpConnection,
   newConnection,
+  openConnection,
   shutDown,
   startConnection,
 } from './connection.js';
@@ -29,7 +30,7 @@ import type {
   ToolCallOutcome,
 } from './manager-types.js';
 import { type Person, PersonView, serverEnabled, type ViewSource } from './person-view.js';
-import { PersonalPool, type PersonKey } from './personal-pool.js';
+import { configFor, PersonalPool, type PersonKey } from './personal-pool.js';
 import { Requests } from './requests.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
 import { instructionsOf, statusOf, unavailableOf } from './server-status.js';
@@ -222,16 +223,32 @@ export class McpClientManager {
    * system prompt instead of offered.
    */
   async forPerson(person: Person): Promise<McpView> {
-    const own = await this.pool.openFor(
-      person,
-      [...this.connections.values()]
-        .filter((connection) => connection.state === 'per_user')
-        .map((connection) => connection.config)
-        .filter((config) => serverEnabled(person.settings, config)),
+    const added = (person.workspaceServers ?? []).filter(
+      (config) => config.workspace === person.workspace && serverEnabled(person.settings, config),
     );
+    const [mine, workspace] = await Promise.all([
+      this.pool.openFor(
+        person,
+        [
+          ...[...this.connections.values()]
+            .filter((connection) => connection.state === 'per_user')
+            .map((connection) => connection.config),
+          ...added.filter((config) => config.connection === 'per_user'),
+        ].filter((config) => serverEnabled(person.settings, config)),
+      ),
+      // A workspace's own server without a person's credential: one connection for the workspace.
+      Promise.all(
+        added
+          .filter((config) => config.connection !== 'per_user')
+          .map((config) =>
+            this.pool.get(config, { workspace: person.workspace, user: '' }, '', identityOf(config)),
+          ),
+      ),
+    ]);
+    const own = [...mine, ...workspace];
     const source: ViewSource = {
       shared: this,
-      configs: () => [...this.connections.values()].map((connection) => connection.config),
+      configs: () => [...[...this.connections.values()].map((connection) => connection.config), ...added],
       instructions: () => this.instructions(),
       resourceServers: () => this.resourceServers(),
       // A person's own connection has its own slots: one person's calls never queue behind another's.
@@ -249,6 +266,32 @@ export class McpClientManager {
       warn: (fields, message) => this.logger.warn(fields, message),
     };
     return new PersonView(source, person, own);
+  }
+
+  /**
+   * Connects a server once, without keeping it, and lists its tools (an admin's Test before adding a
+   * workspace's server). `secret` fills `${token}` for this test only. Never throws.
+   */
+  async testServer(
+    config: ServerConfig,
+    secret?: string,
+  ): Promise<{ ok: true; tools: string[] } | { ok: false; reason: string }> {
+    const tester = { workspace: config.workspace ?? '', user: '' };
+    if (secret) this.redactor.add([secret]);
+    const connection = newConnection(secret ? configFor(config, secret, tester) : config);
+    try {
+      await openConnection(connection, { ...this.context, onToolsChanged: () => {}, onFailed: () => {} });
+      if (connection.state === 'connected')
+        return { ok: true, tools: connection.tools.map((tool) => tool.name) };
+      return {
+        ok: false,
+        reason: this.redactor.redact(connection.reason ?? `the server is ${connection.state}`, [
+          secret ?? '',
+        ]),
+      };
+    } finally {
+      await shutDown(connection, 'test finished');
+    }
   }
 
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
@@ -323,4 +366,12 @@ export class McpClientManager {
     this.host.tools = this.resourceServers().length > 0 ? resourceTools : [];
     this.index.rebuild([...this.connections.values(), this.host]);
   }
+}
+
+/** What, when an admin changes it, reopens a workspace server's shared connection (hashed by the pool). */
+function identityOf(config: ServerConfig): string {
+  if (config.transport === 'http' || config.transport === 'sse')
+    return JSON.stringify([config.url, config.headers, config.approval]);
+  if (config.transport === 'openapi') return JSON.stringify([config.baseUrl, config.headers, config.api]);
+  return config.name;
 }

@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { BuiltinServerConfig, OpenApiServerConfig } from '../config/mcp-config.js';
+import { guardedAgent } from '../net/address-guard.js';
 import { builtinTools } from '../tools/builtin-tools.js';
 import { callOperation } from '../tools/openapi-call.js';
 import { checkArguments } from '../tools/validate-arguments.js';
@@ -122,6 +123,14 @@ export function openApiServer(
         timeoutMs: context.timeoutMs,
         signal: context.signal,
         maxResponseBytes: config.maxResponseBytes,
+        ...(config.publicAddressesOnly
+          ? {
+              guard: {
+                allow: config.publicAddressesOnly,
+                dispatcher: await guardedAgent(config.publicAddressesOnly),
+              },
+            }
+          : {}),
       });
       return text(result.text, result.isError);
     },

@@ -25,7 +25,7 @@ import type {
   ToolCallOutcome,
 } from './manager-types.js';
 import { hostConnection, hostServerName } from './resource-tools.js';
-import { autoContextTools, listedStates, ToolIndex } from './tool-index.js';
+import { autoContextTools, listedStates, needsApproval, ToolIndex } from './tool-index.js';
 
 /** Who is asking, for one turn: their credentials and their workspace's server settings. */
 export interface Person {
@@ -43,6 +43,17 @@ export interface Person {
    * `host://conversations` (counts only).
    */
   conversations?: ConversationSource;
+  /**
+   * The servers this person's workspace added (remote MCP or OpenAPI; see `workspaceServerConfig`):
+   * offered in this view only, beside the catalog's, connected to public addresses only.
+   */
+  workspaceServers?: ServerConfig[];
+  /**
+   * The workspace admins' approval policy per server. For the operator's servers the stricter of the
+   * operator's and the admins' applies (admins can ask for more approvals, never fewer); for the
+   * workspace's own servers the admins' applies.
+   */
+  approvals?: ReadonlyMap<string, 'auto' | 'writes' | 'always'>;
 }
 
 /** What a {@link PersonView} needs from the manager. */
@@ -186,12 +197,22 @@ export class PersonView implements McpView {
   }
 
   listTools(): ToolDefinition[] {
-    return [
+    const tools = [
       ...this.source.shared
         .listTools()
         .filter((tool) => this.sharedTool(tool.name) && !this.index.get(tool.name)),
       ...this.index.definitions(),
     ];
+    const approvals = this.person.approvals;
+    if (!approvals || approvals.size === 0) return tools;
+    return tools.map((tool) => {
+      const resolved = this.resolveTool(tool.name);
+      const chosen = resolved ? approvals.get(resolved.server) : undefined;
+      if (!resolved || !chosen || !tool.hints) return tool;
+      const admins = needsApproval(chosen, resolved.tool, tool.hints);
+      const own = this.byName.get(resolved.server)?.workspace !== undefined;
+      return { ...tool, needsApproval: own ? admins : admins || tool.needsApproval === true };
+    });
   }
 
   resolveTool(name: string): ResolvedTool | undefined {
@@ -253,8 +274,16 @@ export class PersonView implements McpView {
     const shared = this.source.instructions().filter((entry) => this.enabled(entry.server));
     const personal: string[] = [];
     for (const config of this.byName.values()) {
-      if (config.disabled || config.connection !== 'per_user' || !this.enabled(config.name)) continue;
+      if (config.disabled || !this.enabled(config.name)) continue;
       const own = this.personal.find((connection) => connection.config.name === config.name);
+      if (config.connection !== 'per_user') {
+        // A workspace's own server: its connection is this view's; say when it is down.
+        if (config.workspace && own && own.state !== 'connected')
+          personal.push(
+            `The workspace's "${config.name}" server is unavailable now${own.reason ? ` (${this.redact(own.reason)})` : ''}, so its tools are not offered. If the question needs it, tell the user.`,
+          );
+        continue;
+      }
       const hint = this.credentialHint(config.name);
       if (own?.state === 'connected') {
         if (config.systemInstruction) personal.push(config.systemInstruction);

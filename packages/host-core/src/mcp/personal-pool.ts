@@ -47,7 +47,8 @@ const fingerprintOf = (secret: string) =>
  * A server's config with `${token}` filled with one person's secret, for a connection of their own;
  * an OAuth server's names whose tokens it uses (the host's OAuth service keeps them fresh).
  */
-function configFor(config: ServerConfig, secret: string, person: PersonKey): ServerConfig {
+export function configFor(config: ServerConfig, secret: string, person: PersonKey): ServerConfig {
+  if (!config.personalCredential) return config; // a workspace's own server: nobody's credential
   if ((config.transport === 'http' || config.transport === 'sse') && config.oauth)
     return { ...config, oauthPerson: { workspace: person.workspace, user: person.user } };
   const fill = (values: Record<string, string>) =>
@@ -102,11 +103,12 @@ export class PersonalPool {
   /**
    * The person's connection to `config`'s server, opened with `secret` if it is not open yet (or its
    * credential changed, or it failed). Never throws: a failure (or a full pool) leaves the connection
-   * `failed` with a reason.
+   * `failed` with a reason. `identity`: what, when it changes, reopens the connection (default the
+   * secret; a workspace's shared server passes its settings).
    */
-  async get(config: ServerConfig, person: PersonKey, secret: string): Promise<Connection> {
+  async get(config: ServerConfig, person: PersonKey, secret: string, identity = secret): Promise<Connection> {
     const key = keyOf(person, config.name);
-    const fingerprint = fingerprintOf(secret);
+    const fingerprint = fingerprintOf(identity);
     let entry = this.entries.get(key);
     if (entry && (entry.fingerprint !== fingerprint || entry.connection.state === 'failed')) {
       this.remove(

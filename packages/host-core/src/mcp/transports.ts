@@ -2,6 +2,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OAuthSettings, RemoteServerConfig } from '../config/server-types.js';
 import type { Logger } from '../logger.js';
+import { guardedFetch } from '../net/address-guard.js';
 import type { OAuthService } from '../oauth/oauth-service.js';
 import { environmentSecrets, type Redactor } from '../redaction.js';
 import { defaultMaxResponseBytes } from '../tools/openapi-call.js';
@@ -75,13 +76,15 @@ export async function createTransport(
     config.personalSecret,
     Object.values(fillHeaders(config.headers, {}, context.env).headers),
   );
+  // A workspace's server: public addresses only, checked at connect time, no redirects.
+  const send = config.publicAddressesOnly ? await guardedFetch(config.publicAddressesOnly) : fetch;
   const fetchWithHeaders = (input: string | URL | Request, init?: RequestInit) => {
     const headers = new Headers(init?.headers);
     for (const [header, value] of Object.entries(
       fillHeaders(config.headers, currentTokens(), context.env).headers,
     ))
       headers.set(header, value);
-    return fetch(input, { ...init, headers }).then((response) => {
+    return send(input, { ...init, headers }).then((response) => {
       // A person's server asking for more access (403 insufficient_scope): their next connect asks for it.
       if (person && response.status === 403) context.oauth?.noteChallenge(person, config.name, response);
       return capResponse(response, config.maxResponseBytes ?? defaultMaxResponseBytes);

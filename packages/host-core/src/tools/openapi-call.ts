@@ -1,3 +1,5 @@
+import type { Dispatcher } from 'undici';
+import { type AddressAllowlist, checkAddress } from '../net/address-guard.js';
 import type { OpenApiOperation } from './openapi-tools.js';
 
 /** Default cap on an HTTP response body read for a tool: a small multiple of the result budget. */
@@ -36,6 +38,8 @@ export async function callOperation(
     signal?: AbortSignal;
     /** Largest response body read; past it the request is aborted (default {@link defaultMaxResponseBytes}). */
     maxResponseBytes?: number;
+    /** A workspace's server: the base URL checked, and each connection dialled through this dispatcher. */
+    guard?: { allow: AddressAllowlist; dispatcher: Dispatcher };
   },
 ): Promise<OpenApiCallResult> {
   let refused: string | undefined;
@@ -81,7 +85,9 @@ export async function callOperation(
   if (body !== undefined) headers['content-type'] = 'application/json';
   // undici is loaded only when a config has an OpenAPI server and one of its tools is called.
   const { request } = await import('undici');
+  if (options.guard) checkAddress(url, options.guard.allow);
   const response = await request(url, {
+    ...(options.guard ? { dispatcher: options.guard.dispatcher } : {}),
     method: operation.method as 'GET',
     headers,
     body,

@@ -1,0 +1,177 @@
+import { type LookupAddress, lookup } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import type { Agent } from 'undici';
+import { HostError } from '../errors.js';
+
+/**
+ * Where a server a workspace added may not point: loopback, private (RFC 1918, CGNAT, ULA), link-local
+ * (which holds the cloud metadata address 169.254.169.254), unspecified, multicast, reserved and
+ * documentation ranges, and IPv4 written inside IPv6 (`::ffff:127.0.0.1`). The web server keeps its own
+ * copy of these rules: servers share no code with the host.
+ */
+const refusedRanges = (() => {
+  const list = new BlockList();
+  const v4 =
+    '0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24 192.0.2.0/24 192.168.0.0/16 198.18.0.0/15 198.51.100.0/24 203.0.113.0/24 224.0.0.0/4 240.0.0.0/4';
+  const v6 = '::/128 ::1/128 fc00::/7 fe80::/10 ff00::/8 2001:db8::/32 64:ff9b::/96';
+  for (const range of v4.split(' ')) {
+    const [network, prefix] = range.split('/');
+    list.addSubnet(network as string, Number(prefix), 'ipv4');
+  }
+  for (const range of v6.split(' ')) {
+    const [network, prefix] = range.split('/');
+    list.addSubnet(network as string, Number(prefix), 'ipv6');
+  }
+  return list;
+})();
+
+/** The IPv4 address carried inside an IPv6 one (mapped or compatible), if any. */
+function innerIpv4(address: string): string | undefined {
+  const dotted = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (dotted) return dotted;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return undefined;
+  const [high, low] = [Number.parseInt(hex[1] as string, 16), Number.parseInt(hex[2] as string, 16)];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+/** Whether an IP address is one a workspace's server may not reach (anything not an IP is refused). */
+export function isRefusedAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family === 0) return true;
+  const inner = family === 6 ? innerIpv4(bare) : bare;
+  return inner ? refusedRanges.check(inner, 'ipv4') : refusedRanges.check(bare, 'ipv6');
+}
+
+/** A destination refused: says which and why, nothing more. */
+export class RefusedAddressError extends HostError {
+  override name = 'RefusedAddressError';
+  constructor(message: string) {
+    super('REFUSED_ADDRESS', message);
+  }
+}
+
+/**
+ * What the operator allows despite the rules (`WORKSPACE_SERVERS_ALLOW`): host names, addresses or
+ * CIDR ranges, e.g. `mcp.internal.example,10.1.0.0/16`.
+ */
+export class AddressAllowlist {
+  private readonly hosts = new Set<string>();
+  private readonly ranges = new BlockList();
+
+  constructor(entries: Iterable<string> = []) {
+    for (const raw of entries) {
+      const entry = raw.trim().toLowerCase();
+      if (!entry) continue;
+      const [network = '', prefix] = entry.split('/');
+      const family = isIP(network);
+      const type = family === 4 ? 'ipv4' : 'ipv6';
+      if (family && prefix !== undefined) this.ranges.addSubnet(network, Number(prefix), type);
+      else if (family) this.ranges.addAddress(network, type);
+      else this.hosts.add(entry);
+    }
+  }
+
+  /** The allowlist of a comma-separated list. */
+  static parse(list: string | undefined): AddressAllowlist {
+    return new AddressAllowlist((list ?? '').split(','));
+  }
+
+  allows(hostOrAddress: string): boolean {
+    const bare = hostOrAddress.toLowerCase().replace(/^\[|\]$/g, '');
+    const family = isIP(bare);
+    if (family === 0) return this.hosts.has(bare);
+    return this.hosts.has(bare) || this.ranges.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  }
+}
+
+/**
+ * Checked before any request: http(s) only, no credentials in the URL, and no address literal or
+ * local name the rules refuse. Names are checked again on the address dialled ({@link guardedAgent}).
+ */
+export function checkAddress(url: URL, allow: AddressAllowlist): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new RefusedAddressError(`only http and https addresses can be added, not ${url.protocol}`);
+  if (url.username || url.password)
+    throw new RefusedAddressError('an address with a user name or password in it is refused');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (allow.allows(host)) return;
+  if (isIP(host) && isRefusedAddress(host))
+    throw new RefusedAddressError(`${host} is a loopback, private, link-local or metadata address`);
+  if (/^(localhost|.+\.localhost|.+\.local|.+\.internal)$/i.test(host))
+    throw new RefusedAddressError(`${host} names this machine or a private network`);
+}
+
+/**
+ * An undici dispatcher that resolves each host itself when it connects and refuses when an answer
+ * is refused (unless allowed): a name whose DNS answer changes after the first check (rebinding)
+ * cannot slip through. undici is loaded only when a workspace server is used.
+ */
+export function guardedAgent(allow: AddressAllowlist): Promise<Agent> {
+  let agent = agents.get(allow);
+  if (!agent) {
+    agent = newGuardedAgent(allow);
+    agents.set(allow, agent);
+  }
+  return agent;
+}
+
+/** One dispatcher per allowlist (the host has one), so connections are pooled as usual. */
+const agents = new WeakMap<AddressAllowlist, Promise<Agent>>();
+
+async function newGuardedAgent(allow: AddressAllowlist): Promise<Agent> {
+  const { Agent } = await import('undici');
+  return new Agent({
+    connect: {
+      timeout: 10_000,
+      lookup(hostname, options, callback) {
+        lookup(hostname, { ...options, all: true }, (error, answers) => {
+          if (error) return callback(error, '', 0);
+          const list = answers as unknown as LookupAddress[];
+          const refused = allow.allows(hostname)
+            ? undefined
+            : list.find((answer) => isRefusedAddress(answer.address) && !allow.allows(answer.address));
+          if (refused)
+            return callback(
+              new RefusedAddressError(
+                `${hostname} resolves to ${refused.address}, a loopback, private, link-local or metadata address`,
+              ),
+              '',
+              0,
+            );
+          if (options.all) return callback(null, list as never);
+          const first = list[0];
+          if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
+          return callback(null, first.address, first.family);
+        });
+      },
+    },
+  });
+}
+
+/**
+ * A fetch for a workspace's server: the address checked first, every connection dialled through
+ * {@link guardedAgent}, and redirects refused (a redirect could lead anywhere).
+ */
+export async function guardedFetch(
+  allow: AddressAllowlist,
+): Promise<(input: string | URL | Request, init?: RequestInit) => Promise<Response>> {
+  const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([import('undici'), guardedAgent(allow)]);
+  return async (input, init) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    checkAddress(url, allow);
+    const response = await undiciFetch(url, {
+      ...(init as object),
+      dispatcher,
+      redirect: 'manual',
+    } as Parameters<typeof undiciFetch>[1]);
+    if (response.status >= 300 && response.status < 400 && response.headers.has('location')) {
+      await response.body?.cancel();
+      throw new RefusedAddressError(
+        `${url.host} answered with a redirect; a workspace's server must answer at the address it was added with`,
+      );
+    }
+    return response as unknown as Response;
+  };
+}

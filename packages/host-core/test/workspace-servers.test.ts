@@ -1,0 +1,262 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type Store } from '@ai-assistant/store';
+import { rowsMentioning, storeDatabase } from '@ai-assistant/store/testing';
+import {
+  listenOnLoopback,
+  petSpec,
+  startPetApi,
+  startTokenServer,
+  type TokenServer,
+  tokenOf,
+} from '@ai-assistant/test-kit';
+import { fetch } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AddressAllowlist, guardedAgent, isRefusedAddress } from '../src/net/address-guard.js';
+import { People } from '../src/people.js';
+import { WorkspaceServerError } from '../src/workspace-servers.js';
+import { echoServer, managerPool, nodeServer } from './helpers.js';
+
+// Servers a workspace adds itself (remote MCP, OpenAPI): real loopback servers, a real store (PGlite),
+// People and the manager as the apps use them. Loopback is refused unless the operator allows it.
+describe('servers a workspace adds', () => {
+  const pool = managerPool();
+  const admin = { workspace: 'T1', user: 'U_ADMIN' };
+  const alice = { workspace: 'T1', user: 'U_ALICE' };
+  const other = { workspace: 'T2', user: 'U_CAROL' };
+  let dataDir: string;
+  let store: Store;
+  let remote: TokenServer;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'workspace-servers-'));
+    store = await openStore({ dataDir, env: {} });
+    remote = await startTokenServer({ requireToken: true });
+  }, 60_000);
+  afterEach(() => pool.closeAll());
+  afterAll(async () => {
+    remote?.close();
+    await store?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async (allow = '') => {
+    const manager = await pool.connect([nodeServer('echo', echoServer)]);
+    return new People(manager, store, { workspaceServersAllow: allow });
+  };
+  const toolsOf = async (people: People, person: typeof alice) =>
+    (await people.viewFor(person))?.listTools().map((tool) => tool.name) ?? [];
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as WorkspaceServerError,
+    );
+
+  it('loopback, private, link-local and metadata addresses are refused unless the operator allows them', async () => {
+    const people = await start();
+    const port = new URL(remote.url).port;
+    for (const url of [
+      remote.url,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.8/mcp',
+      `http://[::ffff:127.0.0.1]:${port}/mcp`,
+      `http://[::1]:${port}/mcp`,
+      `http://localhost:${port}/mcp`,
+      'http://metadata.google.internal/',
+      'file:///etc/passwd',
+      'http://user:pass@example.com/mcp',
+    ]) {
+      const error = await refusal(people.testServer(admin, { name: 'crm', kind: 'mcp', url, auth: 'none' }));
+      expect(error, url).toBeInstanceOf(WorkspaceServerError);
+      expect(error?.field).toBe('url');
+    }
+    const metadata = await refusal(
+      people.addServer(admin, { name: 'crm', kind: 'mcp', url: 'http://169.254.169.254/', auth: 'none' }),
+    );
+    expect(metadata?.message).toMatch(
+      /169\.254\.169\.254 is a loopback, private, link-local or metadata address/,
+    );
+    expect(await store.workspaceServers.list('T1')).toEqual([]);
+    expect(isRefusedAddress('93.184.216.34')).toBe(false);
+    expect(isRefusedAddress('2606:4700::1111')).toBe(false);
+  });
+
+  it('the check happens again when each connection is dialled: a name that resolves to loopback is refused', async () => {
+    const failure = await fetch(remote.url.replace('127.0.0.1', 'localhost'), {
+      dispatcher: await guardedAgent(new AddressAllowlist()),
+    }).then(
+      () => undefined,
+      (error: { cause?: Error }) => error.cause,
+    );
+    expect(failure?.name).toBe('RefusedAddressError');
+    expect(failure?.message).toMatch(/localhost resolves to (127\.0\.0\.1|::1)/);
+    // Allowed by name, the same request goes through.
+    const allowed = await fetch(remote.url.replace('127.0.0.1', 'localhost'), {
+      dispatcher: await guardedAgent(new AddressAllowlist(['localhost'])),
+      method: 'POST',
+    });
+    expect(allowed.status).toBe(401);
+  });
+
+  it('names are checked: no shadowing the catalog, the host or the workspace’s own; bad fields are named', async () => {
+    const people = await start('127.0.0.1');
+    for (const name of ['echo', 'host', 'Bad Name', '']) {
+      const error = await refusal(
+        people.testServer(admin, { name, kind: 'mcp', url: remote.url, auth: 'none' }),
+      );
+      expect(error?.field, name).toBe('name');
+    }
+    const secretless = await refusal(
+      people.testServer(admin, { name: 'crm', kind: 'mcp', url: remote.url, auth: 'secret' }),
+    );
+    expect(secretless?.field).toBe('secret');
+    const notJson = await refusal(
+      people.testServer(admin, {
+        name: 'api',
+        kind: 'openapi',
+        url: remote.url,
+        auth: 'none',
+        document: 'openapi: 3',
+      }),
+    );
+    expect(notJson).toMatchObject({ field: 'document', message: expect.stringMatching(/must be JSON/) });
+  });
+
+  it('an admin adds a token server with a workspace secret: offered in that workspace’s next turn, not another’s; stored sealed', async () => {
+    const people = await start('127.0.0.1');
+    const secret = tokenOf('team');
+    // Test first: it connects and lists the tools, and saves nothing.
+    const tested = await people.testServer(admin, {
+      name: 'crm',
+      kind: 'mcp',
+      url: remote.url,
+      auth: 'secret',
+      secret,
+    });
+    expect(tested.tools).toEqual(['whoami']);
+    expect(await store.workspaceServers.list('T1')).toEqual([]);
+    // Without the secret the server refuses (401), and the Test says so.
+    const refused = await refusal(
+      people.testServer(admin, { name: 'crm', kind: 'mcp', url: remote.url, auth: 'none' }),
+    );
+    expect(refused?.message).toMatch(/could not be reached/);
+
+    expect(
+      await people.addServer(admin, { name: 'crm', kind: 'mcp', url: remote.url, auth: 'secret', secret }),
+    ).toEqual(['whoami']);
+    expect(await toolsOf(people, alice)).toContain('mcp__crm__whoami');
+    expect(await toolsOf(people, other)).not.toContain('mcp__crm__whoami');
+    const view = await people.viewFor(alice);
+    const outcome = await view?.callTool('mcp__crm__whoami', {});
+    expect(outcome?.text).toBe('you are team');
+    // A read-only tool runs without approval under the default `writes`; `always` asks for every call.
+    expect(view?.listTools().find((tool) => tool.name === 'mcp__crm__whoami')?.needsApproval).toBe(false);
+    await people.setApproval(admin, 'crm', 'always');
+    expect(
+      (await people.viewFor(alice))?.listTools().find((tool) => tool.name === 'mcp__crm__whoami')
+        ?.needsApproval,
+    ).toBe(true);
+    // The workspace's servers are listed with who added them; the other workspace has none.
+    expect((await people.servers(alice)).find((server) => server.name === 'crm')).toMatchObject({
+      added: { by: 'U_ADMIN', kind: 'mcp', auth: 'secret' },
+      approvalChoice: 'always',
+      toolCount: 1,
+    });
+    expect((await people.servers(other)).some((server) => server.name === 'crm')).toBe(false);
+    // A second server of that name is refused; the secret is nowhere in the clear.
+    expect(
+      (await refusal(people.addServer(admin, { name: 'crm', kind: 'mcp', url: remote.url, auth: 'none' })))
+        ?.field,
+    ).toBe('name');
+    const rows = await storeDatabase(store).selectFrom('sealed_records').selectAll().execute();
+    expect(rows.some((row) => row.kind === 'workspace-server')).toBe(true);
+    expect(await rowsMentioning(store, secret)).toEqual([]);
+
+    // Removed: gone from the next turn, its connection closed.
+    expect(await people.removeServer(admin, 'crm')).toBe(true);
+    expect(await toolsOf(people, alice)).not.toContain('mcp__crm__whoami');
+  }, 30_000);
+
+  it('a server that takes each person’s token: offered once they connect, with their token only', async () => {
+    const people = await start('127.0.0.1');
+    const token = tokenOf('alice');
+    // Test with the admin's own token (not stored).
+    await people.addServer(
+      admin,
+      { name: 'mine', kind: 'mcp', url: remote.url, auth: 'person', description: 'The team CRM' },
+      tokenOf('admin'),
+    );
+    expect(await toolsOf(people, alice)).not.toContain('mcp__mine__whoami');
+    const prompt = (await people.viewFor(alice))?.systemInstructions().join('\n');
+    expect(prompt).toMatch(/"mine" server works with each user's own credential/);
+    expect(people.personalServer('mine', 'T1')).toMatchObject({ name: 'mine', personalCredential: true });
+    expect(await people.personalServerIn('T2', 'mine')).toBe('unknown server');
+
+    await people.connect(alice, 'mine', token);
+    const view = await people.viewFor(alice);
+    expect((await view?.callTool('mcp__mine__whoami', {}))?.text).toBe('you are alice');
+    expect(view?.listTools().map((tool) => tool.name)).toContain('mcp__mine__alice_only');
+    await people.removeServer(admin, 'mine');
+  }, 30_000);
+
+  it('an OpenAPI document pasted or read from its URL: its operations become tools on the API’s base', async () => {
+    const api = await startPetApi();
+    try {
+      const people = await start('127.0.0.1');
+      await people.addServer(admin, {
+        name: 'pets',
+        kind: 'openapi',
+        url: api.url,
+        auth: 'secret',
+        header: 'X-Api-Key',
+        secret: 'pets-secret-123',
+        document: JSON.stringify(petSpec),
+      });
+      const view = await people.viewFor(alice);
+      const tools = view?.listTools() ?? [];
+      expect(tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['mcp__pets__listPets', 'mcp__pets__addPet']),
+      );
+      expect(tools.find((tool) => tool.name === 'mcp__pets__addPet')?.needsApproval).toBe(true);
+      expect((await view?.callTool('mcp__pets__listPets', {}))?.text).toContain('[]');
+      expect(api.received.at(-1)?.url).toBe('/api/pets');
+      await people.removeServer(admin, 'pets');
+
+      // A document at a URL is read once when added; its first server is the API's base.
+      const documents = createServer((_request, response) =>
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ ...petSpec, servers: [{ url: api.url }] })),
+      );
+      const documentUrl = `${await listenOnLoopback(documents)}/openapi.json`;
+      try {
+        const fromUrl = await people.testServer(admin, {
+          name: 'pets',
+          kind: 'openapi',
+          url: documentUrl,
+          auth: 'none',
+        });
+        expect(fromUrl.spec.url).toBe(api.url);
+        expect(fromUrl.tools).toEqual(['listPets', 'addPet']);
+      } finally {
+        documents.close();
+      }
+      // Read from a loopback address only when the operator allows it, as the server itself.
+      const refused = await refusal(
+        start().then((strict) =>
+          strict.testServer(admin, {
+            name: 'pets',
+            kind: 'openapi',
+            url: `${api.url}/openapi.json`,
+            auth: 'none',
+          }),
+        ),
+      );
+      expect(refused?.field).toBe('url');
+    } finally {
+      await api.close();
+    }
+  }, 30_000);
+});
