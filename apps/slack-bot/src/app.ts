@@ -8,6 +8,7 @@ import { register as registerApprovalActions } from './listeners/actions/approva
 import { register as registerCredentialActions } from './listeners/actions/credentials.js';
 import { register as registerElicitationActions } from './listeners/actions/elicitation.js';
 import { register as registerFeedback } from './listeners/actions/feedback.js';
+import { register as registerWorkspaceAdmin } from './listeners/actions/workspace-admin.js';
 import { register as registerAppHome } from './listeners/events/app-home.js';
 import { register as registerUninstall } from './listeners/events/uninstall.js';
 import { registerListeners } from './listeners/index.js';
@@ -221,6 +222,7 @@ export function createSlackBot({
   });
   if (store) registerUninstall(app, store, people, logger);
   registerAppHome(app, { people, logger, ...(store ? { store } : {}) });
+  registerWorkspaceAdmin(app, { people, logger, ...(store ? { store } : {}) });
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');
   });

@@ -5,6 +5,7 @@ import {
   type StartPeopleOptions,
   UsageGate,
   usageLimitsFromEnv,
+  workspaceLimitsOf,
 } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 
@@ -29,6 +30,13 @@ export function operatorHooks(
     store: store?.usage ?? memoryUsageStore(),
     limits: usageLimitsFromEnv(env),
     ...(now ? { now } : {}),
+    // The budgets a workspace's admins set in App Home, over the environment's.
+    ...(store
+      ? {
+          workspaceLimits: async (workspace: string) =>
+            workspaceLimitsOf(await store.workspaces.limits(workspace)),
+        }
+      : {}),
   });
   return { chat: { usage, ...(audit ? { audit } : {}) }, people: audit ? { audit } : {} };
 }

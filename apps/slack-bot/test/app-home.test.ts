@@ -1,6 +1,9 @@
+import { rowsMentioning } from '@ai-assistant/store/testing';
+import { startTokenServer, type TokenServer, tokenOf } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { homeActions } from '../src/slack/app-home.js';
-import { type Harness, startHarness, waitFor } from './harness.js';
+import { adminActions, serverFields } from '../src/slack/workspace-admin.js';
+import { answered, type Harness, mentionBot, startHarness, waitFor } from './harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -70,4 +73,173 @@ describe('App Home', () => {
     const audit = await running.store?.audit.recent('T0001');
     expect(audit?.[0]).toMatchObject({ kind: 'admin', person: 'U_ADMIN', detail: 'disabled weather' });
   }, 30_000);
+});
+
+describe('App Home: servers a workspace adds, approval per server, budgets', () => {
+  let remote: TokenServer | undefined;
+  afterEach(() => {
+    remote?.close();
+    remote = undefined;
+  });
+
+  /** The add-a-server modal's inputs, as an admin fills them. */
+  const fields = (url: string, extra: Record<string, string | Record<string, unknown>> = {}) => ({
+    [serverFields.name]: 'crm',
+    [serverFields.kind]: { type: 'static_select', selected_option: { value: 'mcp' } },
+    [serverFields.url]: { type: 'url_text_input', value: url },
+    [serverFields.auth]: { type: 'static_select', selected_option: { value: 'secret' } },
+    [serverFields.secret]: secret,
+    ...extra,
+  });
+  const secret = tokenOf('team');
+  const toolsOffered = (running: Harness) =>
+    (running.llm.requests.at(-1)?.body.tools as Array<{ function: { name: string } }> | undefined)?.map(
+      (tool) => tool.function.name,
+    ) ?? [];
+  const submit = async (running: Harness, user: string, values: ReturnType<typeof fields>) => {
+    const envelope = await running.slack.submitView({
+      callbackId: adminActions.addModal,
+      privateMetadata: '',
+      values,
+      user,
+    });
+    return waitFor(() => running.slack.ackPayloads.get(envelope));
+  };
+
+  it('an admin tests and adds a remote server: offered in that workspace’s next turn and not in another; a member’s forged add is refused', async () => {
+    remote = await startTokenServer({ requireToken: true });
+    harness = await startHarness({ store: true, mcpEnv: { WORKSPACE_SERVERS_ALLOW: '127.0.0.1' } });
+    const running = harness;
+    running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
+    running.slack.setPerson('U_OTHER', { team: 'T0002' });
+
+    // Add a server opens the modal for an admin only.
+    await running.slack.pressInView({ actionId: adminActions.addServer, value: 'add', user: 'UHUMAN01' });
+    await running.slack.pressInView({ actionId: adminActions.addServer, value: 'add', user: 'U_ADMIN' });
+    const opened = await waitFor(() => running.slack.callsOf('views.open')[0]);
+    expect(opened.args.view).toMatchObject({ callback_id: adminActions.addModal });
+    expect(running.slack.callsOf('views.open')).toHaveLength(1);
+
+    // Test inside the modal: connects once, shows the tools, saves nothing.
+    await running.slack.pressInView({
+      actionId: adminActions.testServer,
+      value: 'test',
+      user: 'U_ADMIN',
+      viewType: 'modal',
+      callbackId: adminActions.addModal,
+      values: fields(remote.url),
+    });
+    const tested = await waitFor(() => running.slack.callsOf('views.update')[0]);
+    expect(JSON.stringify(tested.args.view)).toContain(
+      '✓ Test passed: the server answered with 1 tool: `whoami`',
+    );
+    expect(await running.store?.workspaceServers.list('T0001')).toEqual([]);
+
+    // A member's forged submission is refused: Slack's users.info says they are no admin.
+    expect(await submit(running, 'UHUMAN01', fields(remote.url))).toMatchObject({
+      response_action: 'errors',
+      errors: { [serverFields.name]: expect.stringMatching(/Only workspace admins/) },
+    });
+    expect(await running.store?.workspaceServers.list('T0001')).toEqual([]);
+
+    const added = await submit(running, 'U_ADMIN', fields(remote.url));
+    expect(added).toMatchObject({ response_action: 'update' });
+    expect(JSON.stringify(added)).toContain('is added to this workspace with 1 tool');
+    const home = await waitFor(() => published(running, 'U_ADMIN'));
+    expect(home).toContain('*crm* (http)');
+    expect(home).toContain(adminActions.removeServer);
+
+    const asked = await mentionBot(running, 'C0ADD', 'crmで私は誰？');
+    await answered(running, 'C0ADD', asked.ts);
+    expect(toolsOffered(running)).toContain('mcp__crm__whoami');
+    const elsewhere = await running.slack.mention('C0ELSE', '天気は？', { user: 'U_OTHER' });
+    await answered(running, 'C0ELSE', elsewhere.ts);
+    expect(toolsOffered(running)).not.toContain('mcp__crm__whoami');
+    expect(toolsOffered(running).length).toBeGreaterThan(0);
+
+    // The audit names the admin's change; no table holds the secret in the clear.
+    expect((await running.store?.audit.recent('T0001'))?.[0]).toMatchObject({
+      kind: 'admin',
+      person: 'U_ADMIN',
+      detail: expect.stringMatching(/^added crm \(mcp http:\/\/127\.0\.0\.1:\d+, auth secret\)$/),
+    });
+    expect(await rowsMentioning(running.store as NonNullable<Harness['store']>, secret)).toEqual([]);
+  }, 60_000);
+
+  it('metadata, loopback and private addresses are refused on the address field unless the operator allows them', async () => {
+    harness = await startHarness({ store: true, mcpEnv: { WORKSPACE_SERVERS_ALLOW: '127.0.0.1' } });
+    const running = harness;
+    running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://127.0.0.2:8080/mcp',
+      'http://192.168.1.10/mcp',
+    ]) {
+      const ack = await submit(running, 'U_ADMIN', fields(url));
+      expect(ack, url).toMatchObject({
+        response_action: 'errors',
+        errors: {
+          [serverFields.url]: expect.stringMatching(/loopback, private, link-local or metadata address/),
+        },
+      });
+    }
+    expect(await running.store?.workspaceServers.list('T0001')).toEqual([]);
+  }, 30_000);
+
+  it('an admin asks for approval of every call of a server; a member cannot; budgets stop the second question', async () => {
+    harness = await startHarness({ store: true });
+    const running = harness;
+    running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
+    const needsApproval = async () =>
+      (await running.people.viewFor({ workspace: 'T0001', user: 'UHUMAN01' }))
+        ?.listTools()
+        .find((tool) => tool.name.startsWith('mcp__weather__'))?.needsApproval;
+    expect(await needsApproval()).toBe(false);
+    await running.slack.pressInView({
+      actionId: adminActions.approval,
+      value: '',
+      selected: 'always:weather',
+      user: 'UHUMAN01',
+    });
+    await waitFor(() => running.logger.lines.some((line) => /not an admin was refused/.test(line.message)));
+    expect(await needsApproval()).toBe(false);
+    await running.slack.pressInView({
+      actionId: adminActions.approval,
+      value: '',
+      selected: 'always:weather',
+      user: 'U_ADMIN',
+    });
+    await waitFor(() => published(running, 'U_ADMIN'));
+    expect(await needsApproval()).toBe(true);
+    // Asking for fewer approvals than the operator's `writes` is not offered, and not applied.
+    expect(published(running, 'U_ADMIN')).not.toContain('auto:weather');
+    await running.slack.pressInView({
+      actionId: adminActions.approval,
+      value: '',
+      selected: 'default:weather',
+      user: 'U_ADMIN',
+    });
+    await waitFor(async () => (await needsApproval()) === false);
+
+    // Budgets: one question a minute for each person, set in App Home.
+    await running.slack.pressInView({ actionId: adminActions.budgets, value: 'budgets', user: 'U_ADMIN' });
+    expect((await waitFor(() => running.slack.callsOf('views.open')[0])).args.view).toMatchObject({
+      callback_id: adminActions.budgetsModal,
+    });
+    const saved = await running.slack.submitView({
+      callbackId: adminActions.budgetsModal,
+      privateMetadata: '',
+      values: { questionsPerPersonMinute: { type: 'number_input', value: '1' } },
+      user: 'U_ADMIN',
+    });
+    await waitFor(() => running.slack.ackPayloads.has(saved) || undefined);
+    expect(await running.people.limits('T0001')).toEqual({ questionsPerPersonMinute: 1 });
+    const first = await mentionBot(running, 'C0BUDGET', '東京の天気は？');
+    await answered(running, 'C0BUDGET', first.ts);
+    const modelCalls = running.llm.requests.length;
+    const second = await mentionBot(running, 'C0BUDGET', '大阪の天気は？');
+    const [answer] = await answered(running, 'C0BUDGET', second.ts);
+    expect(answer?.text).toMatch(/faster than this workspace allows \(1 questions a minute\)/);
+    expect(running.llm.requests.length).toBe(modelCalls);
+  }, 60_000);
 });

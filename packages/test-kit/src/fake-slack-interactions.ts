@@ -67,22 +67,33 @@ export function interactions(
         ],
       });
     },
-    pressInView({ actionId, value, user = human, viewType = 'home' }) {
+    pressInView({ actionId, value, user = human, viewType = 'home', selected, values, callbackId }) {
+      const at = String(Date.now() / 1000);
+      // A select sends the option chosen; a button its value (Slack's block_actions payloads).
+      const action =
+        selected !== undefined
+          ? {
+              type: 'static_select',
+              action_id: actionId,
+              block_id: 'view',
+              selected_option: { text: { type: 'plain_text', text: selected }, value: selected },
+              action_ts: at,
+            }
+          : { type: 'button', action_id: actionId, block_id: 'view', value, action_ts: at };
       return socketMode.send('interactive', {
         type: 'block_actions',
         ...interactionBy(user),
         container: { type: 'view', view_id: 'VHOME0001' },
         trigger_id: `trigger-${socketMode.nextEnvelope()}`,
-        view: { id: 'VHOME0001', type: viewType },
-        actions: [
-          {
-            type: 'button',
-            action_id: actionId,
-            block_id: 'view',
-            value,
-            action_ts: String(Date.now() / 1000),
-          },
-        ],
+        view: {
+          id: 'VHOME0001',
+          type: viewType,
+          hash: 'hash-1',
+          ...(callbackId ? { callback_id: callbackId } : {}),
+          // A modal's inputs as they stand when the button is pressed.
+          ...(values ? { state: stateOf(values) } : {}),
+        },
+        actions: [action],
       });
     },
     submitView({ callbackId, privateMetadata, values, user = human }) {
@@ -95,14 +106,7 @@ export function interactions(
           type: 'modal',
           callback_id: callbackId,
           private_metadata: privateMetadata,
-          state: {
-            values: Object.fromEntries(
-              Object.entries(values).map(([block, value]) => [
-                block,
-                { value: typeof value === 'string' ? { type: 'plain_text_input', value } : value },
-              ]),
-            ),
-          },
+          state: stateOf(values),
         },
       });
     },
@@ -128,4 +132,16 @@ function elementType(blocks: unknown[] | undefined, actionId: string): string {
     for (const element of block.elements ?? [])
       if (element.action_id === actionId && element.type) return element.type;
   return 'button';
+}
+
+/** A view's `state` as Slack sends it: block id → `{ value: element state }` (text given as a string). */
+function stateOf(values: Record<string, string | Record<string, unknown>>) {
+  return {
+    values: Object.fromEntries(
+      Object.entries(values).map(([block, value]) => [
+        block,
+        { value: typeof value === 'string' ? { type: 'plain_text_input', value } : value },
+      ]),
+    ),
+  };
 }

@@ -67,6 +67,11 @@ export interface FakeSlack {
     value: string;
     user?: string;
     viewType?: string;
+    /** A select's chosen option value (the action is then a `static_select`). */
+    selected?: string;
+    /** A modal's inputs when the button is pressed (as `submitView`'s `values`). */
+    values?: Record<string, string | Record<string, unknown>>;
+    callbackId?: string;
   }): Promise<string>;
   /** A person submits a modal (a `view_submission` interaction): `values` maps block ids to text. */
   submitView(options: {

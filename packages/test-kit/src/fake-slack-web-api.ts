@@ -223,6 +223,10 @@ export function webApi(
       case 'views.open':
         if (!args.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
         return { ok: true, view: { id: `V${state.nextTs()}` } };
+      case 'views.update':
+        // As Slack: the view to update is named by view_id or external_id.
+        if (!args.view_id && !args.external_id) return { ok: false, error: 'invalid_arguments' };
+        return { ok: true, view: { id: String(args.view_id ?? `V${state.nextTs()}`) } };
       case 'chat.delete': {
         const list = state.messages(String(args.channel ?? ''));
         const index = list.findIndex((message) => message.ts === args.ts);

@@ -1,7 +1,8 @@
-import type { UsageTotals, WorkspaceServer } from '@ai-assistant/host-core';
+import type { UsageLimits, UsageTotals, WorkspaceServer } from '@ai-assistant/host-core';
 import type { AuditRow } from '@ai-assistant/store';
 import { escapeSlackText } from '../format/slack-text.js';
 import { auditLine } from './audit.js';
+import { adminBlocks, approvalSelect, removeButton } from './workspace-admin.js';
 
 /** Action ids of the App Home's buttons (each value is a server name). */
 export const homeActions = {
@@ -18,6 +19,8 @@ export interface HomeContent {
   usage?: UsageTotals;
   /** The workspace's latest audit entries (admins only). */
   audit?: AuditRow[];
+  /** The workspace's own budgets (admins only). */
+  limits?: UsageLimits;
 }
 
 type Block = Record<string, unknown>;
@@ -44,9 +47,13 @@ function serverBlocks(server: WorkspaceServer, admin: boolean): Block[] {
       ? `you: connected${server.oauth ? ' with OAuth' : ''} ✓${server.connectedSince ? ` since ${server.connectedSince.toISOString().slice(0, 10)}` : ''}`
       : 'you: not connected'
     : '';
+  const added = server.added
+    ? `added by <@${server.added.by.replace(/[^A-Z0-9]/gi, '')}> on ${server.added.at.slice(0, 10)} · ${escapeSlackText(new URL(server.added.url).host)}`
+    : '';
   const lines = [
     `*${name}* (${server.transport})${server.enabled ? '' : ' — _disabled in this workspace_'}`,
     [state, yours].filter(Boolean).join(' · '),
+    added,
     server.description ? escapeSlackText(server.description).slice(0, 300) : '',
   ].filter(Boolean);
   const buttons = [
@@ -62,6 +69,8 @@ function serverBlocks(server: WorkspaceServer, admin: boolean): Block[] {
           server.enabled
             ? button(`Disable ${server.name}`, homeActions.disable, server.name, 'danger')
             : button(`Enable ${server.name}`, homeActions.enable, server.name),
+          approvalSelect(server),
+          ...(server.added ? [removeButton(server)] : []),
         ]
       : []),
   ];
@@ -106,6 +115,8 @@ export function homeView(content: HomeContent) {
           : 'Mention me in a channel or write to me here to ask.',
       },
     },
+    // The admins' controls come before the list, which a long catalog may cut.
+    ...(content.admin ? adminBlocks(content.limits) : []),
     { type: 'divider' },
     { type: 'header', text: { type: 'plain_text', text: 'Servers' } },
   ];

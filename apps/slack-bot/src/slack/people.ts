@@ -100,7 +100,7 @@ export async function offerConnect(
   refused = false,
 ): Promise<void> {
   if (!question.user) return;
-  const found = people.personalServer(server);
+  const found = people.personalServer(server, personOf(question).workspace);
   if (typeof found !== 'string' && found.oauth) {
     // An OAuth server: a link to its authorization server, for this person only.
     const message = await connectLinkMessage(people, personOf(question), server, logger, refused);

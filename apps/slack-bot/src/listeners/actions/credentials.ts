@@ -25,7 +25,8 @@ export function onConnectButton(people: People, logger: Logger) {
     client,
   }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
     await ack();
-    const server = people.personalServer(action.value ?? '');
+    const workspace = personOf({ team: body.team?.id ?? body.user.team_id, user: body.user.id }).workspace;
+    const server = await people.personalServerIn(workspace, action.value ?? '');
     if (typeof server === 'string') return;
     try {
       await client.views.open({ trigger_id: body.trigger_id, view: connectModal(server) });
@@ -47,7 +48,9 @@ export function onConnectSubmitted(people: People, logger: Logger) {
     const secret =
       view.state.values[credentialActions.secretBlock]?.[credentialActions.secretAction]?.value?.trim() ?? '';
     const name = typeof meta.server === 'string' ? meta.server : '';
-    const found = people.personalServer(name);
+    // Whose and which workspace's credential it is comes from Slack's payload, never from the metadata.
+    const person = personOf({ team: body.team?.id ?? body.user.team_id, user: body.user.id });
+    const found = await people.personalServerIn(person.workspace, name);
     const server = typeof found === 'string' ? connectProblemText(name, found) : found;
     if (!secret)
       return void (await ack({
@@ -66,8 +69,6 @@ export function onConnectSubmitted(people: People, logger: Logger) {
         response_action: 'errors',
         errors: { [credentialActions.secretBlock]: `This cannot be saved: ${problem}.` },
       }));
-    // Whose and which workspace's credential it is comes from Slack's payload, never from the metadata.
-    const person = personOf({ team: body.team?.id ?? body.user.team_id, user: body.user.id });
     try {
       await people.connect(person, server.name, secret);
       await ack({ response_action: 'update', view: connectedModal(server.name) });

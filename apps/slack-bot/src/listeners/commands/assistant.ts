@@ -112,7 +112,7 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
       return void (await say(servers.map(describeServer).join('\n')));
     }
     if (subcommand === 'connect' || subcommand === 'disconnect') {
-      const server = people.personalServer(wanted);
+      const server = await people.personalServerIn(workspace, wanted);
       if (typeof server === 'string') return void (await say(connectProblemText(wanted, server)));
       if (subcommand === 'disconnect') {
         const deleted = await people.disconnect(person, server.name);

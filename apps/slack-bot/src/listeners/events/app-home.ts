@@ -24,17 +24,24 @@ export interface AppHomeDependencies {
 type WebClient = App['client'];
 
 /** Publishes the person's home tab (their servers and usage; for admins, their controls and the audit). */
-async function publish(client: WebClient, person: PersonRef, dependencies: AppHomeDependencies) {
+export async function publish(client: WebClient, person: PersonRef, dependencies: AppHomeDependencies) {
   const admin = await isWorkspaceAdmin(client, person.user);
   const today = (dependencies.now ?? (() => new Date()))().toISOString().slice(0, 10);
-  const [servers, usage, audit] = await Promise.all([
+  const [servers, usage, audit, limits] = await Promise.all([
     dependencies.people.servers(person),
     dependencies.store?.usage.totals(person.workspace, `${today.slice(0, 8)}01`, today, person.user),
     admin ? dependencies.store?.audit.recent(person.workspace, { limit: 50 }) : undefined,
+    admin ? dependencies.people.limits(person.workspace) : undefined,
   ]);
   await client.views.publish({
     user_id: person.user,
-    view: homeView({ servers, admin, ...(usage ? { usage } : {}), ...(audit ? { audit } : {}) }),
+    view: homeView({
+      servers,
+      admin,
+      ...(usage ? { usage } : {}),
+      ...(audit ? { audit } : {}),
+      ...(limits ? { limits } : {}),
+    }),
   } as unknown as Parameters<WebClient['views']['publish']>[0]);
 }
 
@@ -64,7 +71,7 @@ function onHomeAction(action: keyof typeof homeActions, dependencies: AppHomeDep
       } else if (action === 'disconnect') {
         await people.disconnect(person, server);
       } else {
-        const found = people.personalServer(server);
+        const found = await people.personalServerIn(person.workspace, server);
         if (typeof found !== 'string') {
           if (found.oauth) {
             const message = await connectLinkMessage(people, person, server, logger);
