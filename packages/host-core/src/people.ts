@@ -1,4 +1,4 @@
-import type { ServerConfig } from './config/server-types.js';
+import type { RemoteServerConfig, ServerConfig } from './config/server-types.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import type { ConversationSource } from './mcp/conversation-tools.js';
@@ -182,7 +182,7 @@ export class People {
     ]);
     const personal =
       this.catalog().some((server) => server.personalCredential) ||
-      added.some((spec) => spec.auth === 'person');
+      added.some((spec) => spec.auth === 'person' || spec.auth === 'oauth');
     const credentials =
       personal && person.user && this.store
         ? await this.store.credentials.of(person.workspace, person.user)
@@ -230,10 +230,13 @@ export class People {
       name: spec.name,
       transport: spec.kind === 'openapi' ? ('openapi' as const) : ('http' as const),
       // A workspace's server connects on a turn: its state here is what a Test showed when added.
-      state: (spec.auth === 'person' ? 'per_user' : 'connected') as WorkspaceServer['state'],
+      state: (spec.auth === 'person' || spec.auth === 'oauth'
+        ? 'per_user'
+        : 'connected') as WorkspaceServer['state'],
       toolCount: spec.tools?.length ?? 0,
       approval: spec.approval ?? 'writes',
-      personalCredential: spec.auth === 'person',
+      personalCredential: spec.auth === 'person' || spec.auth === 'oauth',
+      ...(spec.auth === 'oauth' ? { oauth: true } : {}),
       enabledByDefault: true,
       enabled: policies.enabled.get(spec.name) ?? true,
       ...(spec.description ? { description: spec.description } : {}),
@@ -263,7 +266,8 @@ export class People {
             state: 'per_user',
             toolCount: added.tools?.length ?? 0,
             approval: added.approval ?? 'writes',
-            personalCredential: added.auth === 'person',
+            personalCredential: added.auth === 'person' || added.auth === 'oauth',
+            ...(added.auth === 'oauth' ? { oauth: true } : {}),
             enabledByDefault: true,
             ...(added.description ? { description: added.description } : {}),
           }
@@ -286,7 +290,7 @@ export class People {
    * 10 minutes. Throws `AuthorizationError` naming the step that failed.
    */
   async beginConnect(person: PersonRef, server: string): Promise<{ url: string; expiresAt: Date }> {
-    const { oauth, config } = this.oauthOf(server);
+    const { oauth, config } = await this.oauthOf(server, person.workspace);
     return oauth.begin(person, config);
   }
 
@@ -298,7 +302,9 @@ export class People {
   async completeConnect(callback: string | URL): Promise<PersonRef & { server: string }> {
     const oauth = this.host?.oauth;
     if (!oauth) throw new AuthorizationError(undefined, 'redirect', 'OAuth is not set up on this host');
-    const done = await oauth.complete(callback, (server) => this.host?.remoteConfig(server));
+    const done = await oauth.complete(callback, (server, workspace) =>
+      this.remoteConfigIn(workspace, server),
+    );
     this.host?.forgetCredential(done, done.server);
     await this.record({
       kind: 'connect',
@@ -316,8 +322,18 @@ export class People {
     return this.host?.oauth?.clientMetadataDocument();
   }
 
-  private oauthOf(server: string) {
-    const config = this.host?.remoteConfig(server);
+  /** A remote server's config: the operator's, else one the workspace added. */
+  private async remoteConfigIn(workspace: string, server: string): Promise<RemoteServerConfig | undefined> {
+    const catalog = this.host?.remoteConfig(server);
+    if (catalog) return catalog;
+    const added = this.configsOf(workspace, await this.addedServers(workspace)).find(
+      (config) => config.name === server,
+    );
+    return added?.transport === 'http' || added?.transport === 'sse' ? added : undefined;
+  }
+
+  private async oauthOf(server: string, workspace: string) {
+    const config = await this.remoteConfigIn(workspace, server);
     if (config?.oauth?.grant !== 'authorization_code')
       throw new AuthorizationError(server, 'start', 'this server is not connected with OAuth');
     const oauth = this.host?.oauth;
@@ -341,10 +357,11 @@ export class People {
 
   /** Deletes a person's secret for a server (their connections to it close now); whether there was one. */
   async disconnect(person: PersonRef, server: string): Promise<boolean> {
-    const oauth = this.host?.remoteConfig(server)?.oauth ? this.host.oauth : undefined;
+    const config = await this.remoteConfigIn(person.workspace, server);
+    const oauth = config?.oauth ? this.host?.oauth : undefined;
     // An OAuth connection's tokens are revoked at the authorization server first.
     const deleted = oauth
-      ? await oauth.disconnect(person, server)
+      ? await oauth.disconnect(person, server, config)
       : ((await this.store?.credentials.delete(person.workspace, person.user, server)) ?? false);
     this.host?.forgetCredential(person, server);
     if (deleted) {
@@ -386,8 +403,24 @@ export class People {
     ];
     const checked = checkWorkspaceServer({ ...input, addedBy: admin.user }, taken, this.allow, this.now());
     const spec = await fetchWorkspaceDocument(checked, this.allow);
+    const config = workspaceServerConfig(spec, admin.workspace, this.allow);
+    if (config.transport === 'http' && config.oauth) {
+      // Each person signs in: the Test finds the server's authorization server (no tools before that).
+      const oauth = this.host.oauth;
+      if (!oauth)
+        throw new WorkspaceServerError(
+          'auth',
+          'OAuth is not set up on this host: it needs a store and PUBLIC_URL',
+        );
+      try {
+        await oauth.probe(config);
+      } catch (error) {
+        throw new WorkspaceServerError('url', (error as Error).message);
+      }
+      return { spec, tools: [] };
+    }
     const result = await this.host.testServer(
-      workspaceServerConfig(spec, admin.workspace, this.allow),
+      config,
       spec.auth === 'person' ? token?.trim() || undefined : undefined,
     );
     if (!result.ok)

@@ -5,10 +5,11 @@ import { compileOpenApi, OpenApiSpecError } from './tools/openapi-tools.js';
 
 /**
  * How a server a workspace added authenticates: `none`; `person`: each person's own token (they
- * connect it, as with the operator's per-person servers); `secret`: one secret of the workspace's,
- * stored encrypted and sent for everyone.
+ * connect it, as with the operator's per-person servers); `oauth`: each person signs in with MCP
+ * authorization (remote MCP servers); `secret`: one secret of the workspace's, stored encrypted and
+ * sent for everyone.
  */
-export type WorkspaceServerAuth = 'none' | 'person' | 'secret';
+export type WorkspaceServerAuth = 'none' | 'person' | 'oauth' | 'secret';
 
 /**
  * A server a workspace's admins added (seed 002's per-tenant servers): a remote MCP server or a REST
@@ -81,8 +82,13 @@ export function checkWorkspaceServer(
   } catch (error) {
     throw new WorkspaceServerError('url', (error as Error).message);
   }
-  if (!['none', 'person', 'secret'].includes(input.auth))
-    throw new WorkspaceServerError('auth', 'choose none, each person’s token or a workspace secret');
+  if (!['none', 'person', 'oauth', 'secret'].includes(input.auth))
+    throw new WorkspaceServerError('auth', 'choose none, each person’s token, OAuth or a workspace secret');
+  if (input.auth === 'oauth' && input.kind === 'openapi')
+    throw new WorkspaceServerError(
+      'auth',
+      'OAuth sign-in is for remote MCP servers; an OpenAPI API takes a token or a secret',
+    );
   const header = input.header?.trim() || undefined;
   if (header && !headerPattern.test(header))
     throw new WorkspaceServerError('header', 'a header name is letters, digits and "-" (e.g. X-Api-Key)');
@@ -205,7 +211,7 @@ export function workspaceServerConfig(
     approval: (spec.approval ?? 'writes') as ApprovalPolicy,
     serverInstructions: false,
     enabledByDefault: true,
-    ...(spec.auth === 'person'
+    ...(spec.auth === 'person' || spec.auth === 'oauth'
       ? { connection: 'per_user' as const, personalCredential: true }
       : { connection: 'shared' as const }),
     ...(spec.secret ? { substituted: [spec.secret] } : {}),
@@ -221,5 +227,11 @@ export function workspaceServerConfig(
       headers,
       security: {},
     };
-  return { ...common, transport: 'http', url: spec.url, headers };
+  return {
+    ...common,
+    transport: 'http',
+    url: spec.url,
+    headers,
+    ...(spec.auth === 'oauth' ? { oauth: { grant: 'authorization_code' as const } } : {}),
+  };
 }

@@ -5,9 +5,14 @@ import { join } from 'node:path';
 import { openStore, type Store } from '@ai-assistant/store';
 import { rowsMentioning, storeDatabase } from '@ai-assistant/store/testing';
 import {
+  type AuthorizationServer,
+  followAuthorization,
   listenOnLoopback,
+  type ProtectedServer,
   petSpec,
+  startAuthorizationServer,
   startPetApi,
+  startProtectedServer,
   startTokenServer,
   type TokenServer,
   tokenOf,
@@ -15,6 +20,7 @@ import {
 import { fetch } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AddressAllowlist, guardedAgent, isRefusedAddress } from '../src/net/address-guard.js';
+import { oauthStoreOver } from '../src/oauth/oauth-store.js';
 import { People } from '../src/people.js';
 import { WorkspaceServerError } from '../src/workspace-servers.js';
 import { echoServer, managerPool, nodeServer } from './helpers.js';
@@ -257,6 +263,107 @@ describe('servers a workspace adds', () => {
       expect(refused?.field).toBe('url');
     } finally {
       await api.close();
+    }
+  }, 30_000);
+});
+
+// A workspace's OAuth server: a real authorization server (oidc-provider) and a protected MCP server.
+describe('a workspace’s server where each person signs in with OAuth', () => {
+  const pool = managerPool();
+  const admin = { workspace: 'T1', user: 'U_ADMIN' };
+  const alice = { workspace: 'T1', user: 'U_ALICE' };
+  const other = { workspace: 'T2', user: 'U_CAROL' };
+  let dataDir: string;
+  let store: Store;
+  let as: AuthorizationServer;
+  let server: ProtectedServer;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'workspace-oauth-'));
+    store = await openStore({ dataDir, env: {} });
+    as = await startAuthorizationServer({ accessTokenTtlSeconds: 600 });
+    server = await startProtectedServer(as.issuer);
+    as.resources.push(server.url);
+  }, 60_000);
+  afterAll(async () => {
+    await pool.closeAll();
+    await server?.close();
+    await as?.close();
+    await store?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async (allow: string) => {
+    const manager = await pool.connect([nodeServer('echo', echoServer)], {
+      oauth: {
+        store: oauthStoreOver(store.credentials, store.oauth),
+        redirectUrl: 'http://127.0.0.1:9/oauth/callback',
+      },
+    });
+    return new People(manager, store, { workspaceServersAllow: allow });
+  };
+
+  it('an admin adds it (Test finds its authorization server); a person signs in and reaches it with their own token', async () => {
+    const people = await start('127.0.0.1');
+    expect(
+      await people.addServer(admin, { name: 'tracker', kind: 'mcp', url: server.url, auth: 'oauth' }),
+    ).toEqual([]);
+    expect((await people.servers(alice)).find((entry) => entry.name === 'tracker')).toMatchObject({
+      oauth: true,
+      connected: false,
+    });
+    const { url } = await people.beginConnect(alice, 'tracker');
+    expect(await people.completeConnect(await followAuthorization(url, { account: 'alice' }))).toMatchObject({
+      ...alice,
+      server: 'tracker',
+    });
+    const view = await people.viewFor(alice);
+    expect((await view?.callTool('mcp__tracker__whoami', {}))?.text).toBe('you are alice');
+    // Another workspace has no such server to sign in to.
+    await expect(people.beginConnect(other, 'tracker')).rejects.toThrow(/not connected with OAuth/);
+    expect(await people.disconnect(alice, 'tracker')).toBe(true);
+    await people.removeServer(admin, 'tracker');
+  }, 30_000);
+
+  it('discovery keeps to public addresses too: an authorization server on a refused address is never asked', async () => {
+    // The server's metadata names an authorization server at 127.0.0.1; only `localhost` is allowed.
+    const asked: string[] = [];
+    const refusedAs = createServer((request, response) => {
+      asked.push(request.url ?? '');
+      response.writeHead(404).end();
+    });
+    const refusedBase = await listenOnLoopback(refusedAs);
+    const resource = createServer((request, response) => {
+      const base = `http://localhost:${(resource.address() as { port: number }).port}`;
+      if (request.url?.startsWith('/.well-known/oauth-protected-resource'))
+        return void response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [refusedBase] }));
+      response
+        .writeHead(401, {
+          'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        })
+        .end();
+    });
+    const port = new URL(await listenOnLoopback(resource)).port;
+    try {
+      const people = await start('localhost');
+      const error = await people
+        .testServer(admin, {
+          name: 'sneaky',
+          kind: 'mcp',
+          url: `http://localhost:${port}/mcp`,
+          auth: 'oauth',
+        })
+        .then(
+          () => undefined,
+          (failure: unknown) => failure as WorkspaceServerError,
+        );
+      expect(error).toBeInstanceOf(WorkspaceServerError);
+      expect(asked).toEqual([]);
+    } finally {
+      refusedAs.close();
+      resource.close();
     }
   }, 30_000);
 });

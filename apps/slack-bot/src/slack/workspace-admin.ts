@@ -196,6 +196,7 @@ export function addServerModal(result?: string): Block {
         options: [
           option('None', 'none'),
           option('Each person’s own token', 'person'),
+          option('Each person signs in (OAuth)', 'oauth'),
           option('A secret of this workspace', 'secret'),
         ],
         initial_option: option('None', 'none'),

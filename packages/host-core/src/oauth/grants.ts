@@ -61,7 +61,12 @@ export class Grants {
    * refresh token stored. Undefined when they have not connected; a refresh the server refuses
    * removes the grant and throws (they connect again).
    */
-  async tokens(person: GrantOwner, server: string): Promise<OAuthTokens | undefined> {
+  async tokens(
+    person: GrantOwner,
+    server: string,
+    /** How this server's authorization server is reached (a workspace's server: public addresses only). */
+    fetchFn: typeof fetch = this.options.fetch,
+  ): Promise<OAuthTokens | undefined> {
     const key = keyOf(person, server);
     let grant = this.cache.get(key);
     if (!grant) {
@@ -73,7 +78,7 @@ export class Grants {
     if (!this.expiresSoon(grant)) return grant.tokens;
     let pending = this.refreshing.get(key);
     if (!pending) {
-      pending = this.refresh(person, grant).finally(() => this.refreshing.delete(key));
+      pending = this.refresh(person, grant, fetchFn).finally(() => this.refreshing.delete(key));
       this.refreshing.set(key, pending);
     }
     return (await pending).tokens;
@@ -97,14 +102,18 @@ export class Grants {
   }
 
   /** Revokes the person's tokens at the authorization server (RFC 7009, where offered), then forgets them. */
-  async revoke(person: GrantOwner, server: string): Promise<boolean> {
+  async revoke(
+    person: GrantOwner,
+    server: string,
+    fetchFn: typeof fetch = this.options.fetch,
+  ): Promise<boolean> {
     const key = keyOf(person, server);
     const grant =
       this.cache.get(key) ??
       parseGrant(await this.options.store.grant(person.workspace, person.user, server));
     this.cache.delete(key);
     if (grant)
-      await revokeGrant(grant, this.options.fetch).catch((error: unknown) =>
+      await revokeGrant(grant, fetchFn).catch((error: unknown) =>
         this.options.logger.warn(
           { server, error: describeOAuthError(error) },
           'revoking the OAuth tokens failed; they are forgotten here all the same',
@@ -130,7 +139,7 @@ export class Grants {
     );
   }
 
-  private async refresh(person: GrantOwner, grant: OAuthGrant): Promise<OAuthGrant> {
+  private async refresh(person: GrantOwner, grant: OAuthGrant, fetchFn: typeof fetch): Promise<OAuthGrant> {
     const server = grant.server;
     const refreshToken = grant.tokens.refresh_token;
     if (!refreshToken) {
@@ -150,7 +159,7 @@ export class Grants {
         clientInformation: grant.client,
         refreshToken: refreshToken as string,
         ...(grant.resource ? { resource: new URL(grant.resource) } : {}),
-        fetchFn: this.options.fetch,
+        fetchFn,
       });
     } catch (error) {
       return this.dropGrant(person, grant, `the refresh was refused: ${describeOAuthError(error)}`);

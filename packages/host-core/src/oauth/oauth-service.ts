@@ -8,6 +8,7 @@ import type {
 import type { RemoteServerConfig } from '../config/server-types.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { guardedFetch } from '../net/address-guard.js';
 import type { Redactor } from '../redaction.js';
 import { AuthorizationError, describeOAuthError } from './authorization-error.js';
 import { checkIssuer } from './checks.js';
@@ -75,9 +76,21 @@ export class OAuthService {
   }
 
   /** Revokes the person's tokens at the authorization server (RFC 7009, where offered), then forgets them. */
-  disconnect(person: GrantOwner, server: string): Promise<boolean> {
+  disconnect(person: GrantOwner, server: string, config?: RemoteServerConfig): Promise<boolean> {
     this.stepUps.forget(person, server);
-    return this.grants.revoke(person, server);
+    return this.grants.revoke(person, server, this.fetchFor(config));
+  }
+
+  /**
+   * How a server's authorization is reached: a workspace's server (`publicAddressesOnly`) through the
+   * address guard — discovery, registration, tokens, refresh and revocation alike, since the addresses
+   * come from the server's own metadata.
+   */
+  private fetchFor(config: RemoteServerConfig | undefined): typeof fetch {
+    const allow = config?.publicAddressesOnly;
+    if (!allow) return this.fetchFn;
+    return ((input: string | URL | Request, init?: RequestInit) =>
+      guardedFetch(allow).then((send) => send(input, init))) as typeof fetch;
   }
 
   /** The client ID metadata document the host serves at `clientMetadataUrl`. */
@@ -100,16 +113,39 @@ export class OAuthService {
   }
 
   /**
+   * Whether a server asks people to sign in with OAuth and its authorization server can be found
+   * (an admin's Test): the challenge, then discovery; returns the authorization server. Throws
+   * `AuthorizationError` naming the step that failed.
+   */
+  async probe(config: RemoteServerConfig): Promise<{ authorizationServer: string }> {
+    const fetchFn = this.fetchFor(config);
+    const found = await this.step(config.name, 'discovery', () =>
+      challenge(config, fetchFn, this.options.clientName ?? 'ai-assistant'),
+    );
+    const info = await this.step(config.name, 'discovery', () =>
+      discover(config, found.resourceMetadataUrl, fetchFn),
+    );
+    if (!info.authorizationServerMetadata)
+      throw new AuthorizationError(
+        config.name,
+        'discovery',
+        'the server names no authorization server that answers',
+      );
+    return { authorizationServer: String(info.authorizationServerUrl) };
+  }
+
+  /**
    * Starts connecting `person` to `config`'s server: discovery, the client's identity, PKCE and a
    * state bound to (workspace, person, server) for 10 minutes. Returns the URL to open.
    */
   async begin(person: GrantOwner, config: RemoteServerConfig): Promise<{ url: string; expiresAt: Date }> {
     const server = config.name;
+    const fetchFn = this.fetchFor(config);
     const found = await this.step(server, 'discovery', () =>
-      challenge(config, this.fetchFn, this.options.clientName ?? 'ai-assistant'),
+      challenge(config, fetchFn, this.options.clientName ?? 'ai-assistant'),
     );
     const info = await this.step(server, 'discovery', () =>
-      discover(config, found.resourceMetadataUrl, this.fetchFn),
+      discover(config, found.resourceMetadataUrl, fetchFn),
     );
     const stepUp = this.stepUps.pending(person, server);
     const scope = chooseScope({
@@ -171,7 +207,7 @@ export class OAuthService {
           serverUrl: config.url,
           ...(scope ? { scope } : {}),
           ...(found.resourceMetadataUrl ? { resourceMetadataUrl: found.resourceMetadataUrl } : {}),
-          fetchFn: this.fetchFn,
+          fetchFn: fetchFn,
         }),
       ),
     );
@@ -193,7 +229,10 @@ export class OAuthService {
    */
   async complete(
     callback: string | URL,
-    config: (server: string) => RemoteServerConfig | undefined,
+    config: (
+      server: string,
+      workspace: string,
+    ) => RemoteServerConfig | undefined | Promise<RemoteServerConfig | undefined>,
   ): Promise<GrantOwner & { server: string }> {
     const url = new URL(callback);
     const state = url.searchParams.get('state');
@@ -229,7 +268,7 @@ export class OAuthService {
     checkIssuer(server, flow, url.searchParams.get('iss'));
     const code = url.searchParams.get('code');
     if (!code) throw new AuthorizationError(server, 'redirect', 'the redirect carries no authorization code');
-    const entry = config(server);
+    const entry = await config(server, flow.workspace);
     if (!entry) throw new AuthorizationError(server, 'redirect', 'the server is no longer configured');
     let tokens: OAuthTokens | undefined;
     const provider = flowProvider(flow, {
@@ -248,7 +287,7 @@ export class OAuthService {
           ...(flow.discovery.resourceMetadataUrl
             ? { resourceMetadataUrl: new URL(flow.discovery.resourceMetadataUrl) }
             : {}),
-          fetchFn: this.fetchFn,
+          fetchFn: this.fetchFor(entry),
         }),
       ),
     );
@@ -279,7 +318,7 @@ export class OAuthService {
       redirectUrl: this.options.redirectUrl,
       clientMetadata: this.clientMetadata(config.oauth?.scope),
       grant: () => this.grants.cached(person, config.name),
-      tokens: () => this.grants.tokens(person, config.name),
+      tokens: () => this.grants.tokens(person, config.name, this.fetchFor(config)),
       saveTokens: (tokens) => this.grants.saveTokens(person, config.name, tokens),
       server: config.name,
     });
