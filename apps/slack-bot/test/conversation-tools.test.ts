@@ -53,19 +53,17 @@ describe('conversation history and summaries from the store (issue 31)', () => {
 
   /** Mentions the bot and waits for its final answer in that thread. */
   const ask = async (text: string, user: string, where = channel, threadTs?: string) => {
+    // Finished answers only: a placeholder ("順番待ち…") the bot posts before this count is no answer.
+    const answers = (thread: string) =>
+      harness.slack
+        .thread(where, thread)
+        .filter(
+          (message) => message.user === botUserId && !message.streaming && /^(結果|了解)/.test(message.text),
+        );
+    const before = threadTs ? answers(threadTs).length : 0;
     const { ts } = await harness.slack.mention(where, text, { user, ...(threadTs ? { threadTs } : {}) });
     const thread = threadTs ?? ts;
-    const before = harness.slack.thread(where, thread).filter((message) => message.user === botUserId).length;
-    const answer = await waitFor(
-      () =>
-        harness.slack
-          .thread(where, thread)
-          .filter(
-            (message) =>
-              message.user === botUserId && !message.streaming && /^(結果|了解)/.test(message.text),
-          )[threadTs ? before : 0],
-      15_000,
-    );
+    const answer = await waitFor(() => answers(thread)[before], 15_000);
     return { ts: thread, text: answer.text };
   };
   const command = async (text: string, user: string, where = channel) => {
