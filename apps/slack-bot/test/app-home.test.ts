@@ -130,6 +130,12 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
       values: fields(remote.url),
     });
     const tested = await waitFor(() => running.slack.callsOf('views.update')[0]);
+    // The fake Slack refuses modals Slack would (labels over 24 characters, inputs over 3000, …).
+    expect(
+      running.logger.lines.filter((line) =>
+        /could not (open an admin modal|test a server)/.test(line.message),
+      ),
+    ).toEqual([]);
     expect(JSON.stringify(tested.args.view)).toContain(
       '✓ Test passed: the server answered with 1 tool: `whoami`',
     );
@@ -234,6 +240,9 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
     });
     await waitFor(() => running.slack.ackPayloads.has(saved) || undefined);
     expect(await running.people.limits('T0001')).toEqual({ questionsPerPersonMinute: 1 });
+    expect(running.logger.lines.filter((line) => /could not open an admin modal/.test(line.message))).toEqual(
+      [],
+    );
     const first = await mentionBot(running, 'C0BUDGET', '東京の天気は？');
     await answered(running, 'C0BUDGET', first.ts);
     const modelCalls = running.llm.requests.length;

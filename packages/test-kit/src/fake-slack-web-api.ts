@@ -220,13 +220,21 @@ export function webApi(
           };
         return { ok: true, view: { id: `V${state.nextTs()}`, ...view } };
       }
-      case 'views.open':
+      case 'views.open': {
         if (!args.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
+        const problem = modalProblem(args.view);
+        if (problem)
+          return { ok: false, error: 'invalid_arguments', response_metadata: { messages: [problem] } };
         return { ok: true, view: { id: `V${state.nextTs()}` } };
-      case 'views.update':
+      }
+      case 'views.update': {
         // As Slack: the view to update is named by view_id or external_id.
         if (!args.view_id && !args.external_id) return { ok: false, error: 'invalid_arguments' };
+        const problem = modalProblem(args.view);
+        if (problem)
+          return { ok: false, error: 'invalid_arguments', response_metadata: { messages: [problem] } };
         return { ok: true, view: { id: String(args.view_id ?? `V${state.nextTs()}`) } };
+      }
       case 'chat.delete': {
         const list = state.messages(String(args.channel ?? ''));
         const index = list.findIndex((message) => message.ts === args.ts);
@@ -302,4 +310,37 @@ export function httpHandler(
       response.end(JSON.stringify(answer(method, args, token)));
     })();
   };
+}
+
+/**
+ * What Slack refuses in a modal (docs.slack.dev: views, block elements): a title or button label over
+ * 24 characters, more than 100 blocks, a plain_text_input with max_length over 3000, a number_input
+ * without is_decimal_allowed, an input block without an element.
+ */
+function modalProblem(raw: unknown): string | undefined {
+  const view = (typeof raw === 'string' ? JSON.parse(raw) : raw) as
+    | {
+        type?: string;
+        title?: { text?: string };
+        submit?: { text?: string };
+        close?: { text?: string };
+        blocks?: Array<Record<string, unknown>>;
+      }
+    | undefined;
+  if (view?.type !== 'modal') return '[ERROR] a modal view is expected [json-pointer:/view/type]';
+  for (const field of ['title', 'submit', 'close'] as const)
+    if ((view[field]?.text?.length ?? 0) > 24)
+      return `[ERROR] must be less than 25 characters [json-pointer:/view/${field}/text]`;
+  if ((view.blocks?.length ?? 0) > 100)
+    return '[ERROR] no more than 100 items allowed [json-pointer:/view/blocks]';
+  for (const [index, block] of (view.blocks ?? []).entries()) {
+    if (block.type !== 'input') continue;
+    const element = block.element as Record<string, unknown> | undefined;
+    if (!element) return `[ERROR] missing required field: element [json-pointer:/view/blocks/${index}]`;
+    if (element.type === 'plain_text_input' && Number(element.max_length ?? 0) > 3000)
+      return `[ERROR] must be no more than 3000 [json-pointer:/view/blocks/${index}/element/max_length]`;
+    if (element.type === 'number_input' && typeof element.is_decimal_allowed !== 'boolean')
+      return `[ERROR] missing required field: is_decimal_allowed [json-pointer:/view/blocks/${index}/element]`;
+  }
+  return undefined;
 }
