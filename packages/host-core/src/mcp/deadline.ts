@@ -15,13 +15,13 @@ class DeadlineClock {
     if (deadline.due < this.timerDue) this.arm(deadline.due);
   }
 
+  /**
+   * The timer stays armed when the last request ends (it is unref'd, and finds nothing due when it
+   * fires): one request after another then costs no timer at all, since each new deadline comes later
+   * than the one the timer already waits for.
+   */
   cancel(deadline: RequestDeadline): void {
     this.running.delete(deadline);
-    if (this.running.size === 0 && this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-      this.timerDue = Number.POSITIVE_INFINITY;
-    }
   }
 
   private arm(due: number): void {
@@ -43,7 +43,7 @@ class DeadlineClock {
         deadline.expire();
       } else if (deadline.due < next) next = deadline.due;
     }
-    if (next !== Number.POSITIVE_INFINITY && next < this.timerDue) this.arm(next);
+    if (next !== Number.POSITIVE_INFINITY) this.arm(next);
   };
 }
 
