@@ -3,10 +3,6 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { it } from 'vitest';
-// The built package, as an app runs it: loaded by Node itself like the bare SDK beside it (the bench
-// config externalizes dist/), not through vitest's module transform, which wraps every cross-module
-// call in the host's hot path and cost it about a fifth of its throughput here.
-import { McpClientManager } from '../dist/mcp/client-manager.js';
 import { descendantsOf } from '../src/mcp/process-tree.js';
 import { fixtures, nodeServer } from '../test/helpers.js';
 import { percentile, printTable, verdict } from './table.js';
@@ -21,9 +17,13 @@ function rssMiB(pid: number): number {
   }
 }
 
-/** The echo server's entry, typed as the built package takes it (the helpers speak the sources' types). */
-const echoEntry = (name: string) =>
-  nodeServer(name, echo) as unknown as Parameters<McpClientManager['connect']>[0][number];
+// The built package, as an app runs it: loaded by Node itself like the bare SDK beside it (the bench
+// config externalizes dist/), not through vitest's module transform. Typed by the sources it is built
+// from; `pnpm bench` builds first. A path in a variable, so type-checking a fresh clone needs no build.
+const built = new URL('../dist/mcp/client-manager.js', import.meta.url).href;
+const { McpClientManager } = (await import(built)) as typeof import('../src/mcp/client-manager.js');
+
+const echoEntry = (name: string) => nodeServer(name, echo);
 
 async function timeConnect(count: number, sequential = false): Promise<number> {
   const manager = new McpClientManager();
