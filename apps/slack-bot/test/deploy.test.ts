@@ -96,7 +96,9 @@ describe('the deploy folder (what the Docker image contains)', () => {
       const { ts } = await slack.mention('C1', '東京の天気を教えて');
       const answer = await waitFor(
         () =>
-          slack.thread('C1', ts).find((message) => message.user === botUserId && /晴れ/.test(message.text)),
+          slack
+            .thread('C1', ts)
+            .find((message) => message.user === botUserId && !message.streaming && /晴れ/.test(message.text)),
         30_000,
       );
       expect(answer.text).toContain('晴れ時々くもり');

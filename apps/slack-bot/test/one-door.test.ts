@@ -58,12 +58,13 @@ describe('one door: a server the workspace disabled is reached by no path (issue
   const answerTo = async (channel: string, text: string) => {
     const { ts } = await harness.slack.mention(channel, text, { user: 'U_MEMBER' });
     return waitFor(() =>
-      harness.slack
-        .thread(channel, ts)
-        .find(
-          (message) =>
-            message.user === botUserId && /^(結果|ツールなし|（回答が空でした）)/.test(message.text),
-        ),
+      harness.slack.thread(channel, ts).find(
+        (message) =>
+          // A finished answer: a streamed one still growing may stop mid-word.
+          message.user === botUserId &&
+          !message.streaming &&
+          /^(結果|ツールなし|（回答が空でした）)/.test(message.text),
+      ),
     );
   };
   /** The system prompt of the newest model request that carried `text`. */
