@@ -67,7 +67,10 @@ describe('the model’s time is bounded', () => {
     });
     const { ts } = await mentionBot(h, 'C705', '東京の天気は？');
     const answer = await waitFor(
-      () => h.slack.thread('C705', ts).find((message) => /ここまでの結果|時間内/.test(message.text)),
+      () =>
+        h.slack
+          .thread('C705', ts)
+          .find((message) => !message.streaming && /ここまでの結果|時間内/.test(message.text)),
       10_000,
     );
     expect(answer.text).toContain('ここまでの結果では東京は晴れです');
