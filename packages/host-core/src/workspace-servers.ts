@@ -1,5 +1,6 @@
 import type { ApprovalPolicy, ServerConfig } from './config/server-types.js';
 import { HostError } from './errors.js';
+import { capResponse, ResponseTooLargeError } from './mcp/capped-response.js';
 import { type AddressAllowlist, checkAddress, guardedFetch } from './net/address-guard.js';
 import { compileOpenApi, OpenApiSpecError } from './tools/openapi-tools.js';
 
@@ -140,9 +141,12 @@ export async function fetchWorkspaceDocument(
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const length = Number(response.headers.get('content-length') ?? 0);
     if (length > maxWorkspaceDocumentBytes) throw new Error('the document is larger than 1 MB');
-    text = await response.text();
-    if (Buffer.byteLength(text) > maxWorkspaceDocumentBytes)
-      throw new Error('the document is larger than 1 MB');
+    // Read through a cap: a body that never says its length stops at 1 MB, never buffered whole.
+    text = await capResponse(response, maxWorkspaceDocumentBytes)
+      .text()
+      .catch((error: unknown) => {
+        throw error instanceof ResponseTooLargeError ? new Error('the document is larger than 1 MB') : error;
+      });
   } catch (error) {
     throw new WorkspaceServerError(
       'document',

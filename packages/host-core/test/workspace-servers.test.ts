@@ -249,6 +249,31 @@ describe('servers a workspace adds', () => {
       } finally {
         documents.close();
       }
+      // A document that never says its length is read through a 1 MB cap, never buffered whole.
+      let sent = 0;
+      const endless = createServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = ' '.repeat(64 * 1024);
+        const more = () => {
+          while (sent < 50 * 1024 * 1024 && !response.destroyed && response.write(chunk))
+            sent += chunk.length;
+          if (sent < 50 * 1024 * 1024 && !response.destroyed) response.once('drain', more);
+          else response.end();
+        };
+        more();
+      });
+      const endlessUrl = `${await listenOnLoopback(endless)}/openapi.json`;
+      try {
+        const huge = await refusal(
+          people.testServer(admin, { name: 'huge', kind: 'openapi', url: endlessUrl, auth: 'none' }),
+        );
+        expect(huge).toMatchObject({ field: 'document', message: expect.stringMatching(/larger than 1 MB/) });
+        // Stopped near the cap (socket buffers aside), not after all 50 MB.
+        expect(sent).toBeLessThan(16 * 1024 * 1024);
+      } finally {
+        endless.closeAllConnections();
+        endless.close();
+      }
       // Read from a loopback address only when the operator allows it, as the server itself.
       const refused = await refusal(
         start().then((strict) =>
