@@ -75,6 +75,25 @@ export function workspaceLimitsOf(saved: Record<string, unknown> | undefined): U
   );
 }
 
+/**
+ * How a workspace's server shows among the catalog's: its state is what its Test found when added
+ * (a server that takes each person's credential connects per person).
+ */
+function statusOfSpec(spec: WorkspaceServerSpec): ServerStatus {
+  const personal = spec.auth === 'person' || spec.auth === 'oauth';
+  return {
+    name: spec.name,
+    transport: spec.kind === 'openapi' ? 'openapi' : 'http',
+    state: personal ? 'per_user' : 'connected',
+    toolCount: spec.tools?.length ?? 0,
+    approval: spec.approval ?? 'writes',
+    personalCredential: personal,
+    ...(spec.auth === 'oauth' ? { oauth: true } : {}),
+    enabledByDefault: true,
+    ...(spec.description ? { description: spec.description } : {}),
+  };
+}
+
 /** An approval policy a workspace's admins may choose for a server. */
 export type ApprovalChoice = 'auto' | 'writes' | 'always';
 
@@ -176,17 +195,20 @@ export class People {
     turn: { conversations?: ConversationSource } = {},
   ): Promise<McpView | undefined> {
     if (!this.host) return undefined;
-    const [added, policies] = await Promise.all([
+    const store = person.user ? this.store : undefined;
+    const ownCredentials = () => store?.credentials.of(person.workspace, person.user) ?? { secrets: {} };
+    // One round trip when the catalog has per-person servers; the workspace's own may need a second.
+    const catalogPersonal = this.catalog().some((server) => server.personalCredential);
+    const [added, policies, early] = await Promise.all([
       this.addedServers(person.workspace),
       this.policies(person.workspace),
+      catalogPersonal ? ownCredentials() : undefined,
     ]);
-    const personal =
-      this.catalog().some((server) => server.personalCredential) ||
-      added.some((spec) => spec.auth === 'person' || spec.auth === 'oauth');
     const credentials =
-      personal && person.user && this.store
-        ? await this.store.credentials.of(person.workspace, person.user)
-        : { secrets: {} };
+      early ??
+      (added.some((spec) => statusOfSpec(spec).personalCredential)
+        ? await ownCredentials()
+        : { secrets: {} });
     const workspaceServers = this.configsOf(person.workspace, added);
     return this.host.forPerson({
       ...person,
@@ -227,19 +249,8 @@ export class People {
       enabled: policies.enabled.get(server.name) ?? server.enabledByDefault,
     }));
     const own = added.map((spec) => ({
-      name: spec.name,
-      transport: spec.kind === 'openapi' ? ('openapi' as const) : ('http' as const),
-      // A workspace's server connects on a turn: its state here is what a Test showed when added.
-      state: (spec.auth === 'person' || spec.auth === 'oauth'
-        ? 'per_user'
-        : 'connected') as WorkspaceServer['state'],
-      toolCount: spec.tools?.length ?? 0,
-      approval: spec.approval ?? 'writes',
-      personalCredential: spec.auth === 'person' || spec.auth === 'oauth',
-      ...(spec.auth === 'oauth' ? { oauth: true } : {}),
-      enabledByDefault: true,
+      ...statusOfSpec(spec),
       enabled: policies.enabled.get(spec.name) ?? true,
-      ...(spec.description ? { description: spec.description } : {}),
       added: { by: spec.addedBy, at: spec.addedAt, kind: spec.kind, url: spec.url, auth: spec.auth },
     }));
     return [...catalog, ...own].map((server) => {
@@ -258,20 +269,7 @@ export class People {
   personalServer(name: string, workspace?: string): ServerStatus | ConnectProblem {
     const added = workspace ? this.addedLately.get(workspace)?.find((spec) => spec.name === name) : undefined;
     const server: ServerStatus | undefined =
-      this.catalog().find((entry) => entry.name === name) ??
-      (added
-        ? {
-            name: added.name,
-            transport: added.kind === 'openapi' ? 'openapi' : 'http',
-            state: 'per_user',
-            toolCount: added.tools?.length ?? 0,
-            approval: added.approval ?? 'writes',
-            personalCredential: added.auth === 'person' || added.auth === 'oauth',
-            ...(added.auth === 'oauth' ? { oauth: true } : {}),
-            enabledByDefault: true,
-            ...(added.description ? { description: added.description } : {}),
-          }
-        : undefined);
+      this.catalog().find((entry) => entry.name === name) ?? (added ? statusOfSpec(added) : undefined);
     if (!server) return 'unknown server';
     if (!server.personalCredential) return 'not personal';
     if (!this.store) return 'no store';

@@ -371,7 +371,7 @@ export class McpClientManager {
 /** What, when an admin changes it, reopens a workspace server's shared connection (hashed by the pool). */
 function identityOf(config: ServerConfig): string {
   if (config.transport === 'http' || config.transport === 'sse')
-    return JSON.stringify([config.url, config.headers, config.approval]);
+    return JSON.stringify([config.url, config.headers]);
   if (config.transport === 'openapi') return JSON.stringify([config.baseUrl, config.headers, config.api]);
   return config.name;
 }
