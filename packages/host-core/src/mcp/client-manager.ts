@@ -197,13 +197,13 @@ export class McpClientManager {
    * (`TOOL_NOT_FOUND`, `REQUEST_TIMEOUT`: cancelled on the server, `TOOL_EXECUTION_FAILED`,
    * `MISSING_CREDENTIALS`) or a `CancelledError` (the signal was aborted).
    */
-  async callTool(
+  callTool(
     name: string,
     args: Record<string, unknown>,
     options: CallToolOptions = {},
   ): Promise<ToolCallOutcome> {
     const entry = this.index.get(name);
-    if (!entry) throw toolNotFound(name);
+    if (!entry) return Promise.reject(toolNotFound(name));
     return this.requests.callTool(entry.connection, entry.tool.name, name, args, options);
   }
 

@@ -83,8 +83,10 @@ export class RequestDeadline {
   private onOuterAbort: (() => void) | undefined;
 
   constructor(
-    private readonly idleMs: number,
-    private readonly maxMs: number,
+    /** Without news from the server this long, it ends. */
+    readonly idleMs: number,
+    /** Of active time in all, it ends. */
+    readonly maxMs: number,
     /** The caller's signal: aborting it aborts this one too (then `expired` stays unset). */
     private readonly outer?: AbortSignal,
   ) {

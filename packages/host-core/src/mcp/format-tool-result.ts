@@ -68,6 +68,14 @@ const imageTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'
 export const maxImagesPerResult = 4;
 export const maxImageBytes = 4 * 1024 * 1024;
 
+/** Whether any block of the result is an image or an embedded resource (which may carry a file). */
+export function carriesMedia(result: RawToolResult): boolean {
+  if (!Array.isArray(result.content)) return false;
+  for (const block of result.content as ContentBlock[])
+    if (block?.type === 'image' || block?.type === 'resource') return true;
+  return false;
+}
+
 /** The result's images a model or a thread can take: known types, valid base64, within the caps. */
 export function imagesOf(result: RawToolResult): ImageContent[] {
   const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
@@ -162,6 +170,10 @@ export function formatToolResult(
   server?: string,
 ): { text: string; isError: boolean } {
   const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
+  // The common result, one text block, is read as it is.
+  const only = blocks.length === 1 ? blocks[0] : undefined;
+  if (only?.type === 'text' && typeof only.text === 'string' && only.text !== '')
+    return { text: truncateMiddle(only.text, budget), isError: result.isError === true };
   const parts = blocks.map((block) => describe(block, server)).filter((part) => part !== '');
   if (parts.length === 0 && result.structuredContent !== undefined) {
     parts.push(JSON.stringify(result.structuredContent, null, 2));

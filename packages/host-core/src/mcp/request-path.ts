@@ -24,6 +24,10 @@ export interface RequestWork<T> {
  * The one path every request to a server takes (tool calls, resource reads, prompt gets): the state
  * check, the caller's tokens (registered with the redactor, missing ones refused before anything is
  * sent, carried to the header-filling fetch), the timeout, cancellation, and one error mapping.
+ *
+ * Kept lean on purpose: the work around the await is split into `begin` (checks and the deadline) and
+ * `send` (the request itself), so what waits on the server is a small frame, and the failure path
+ * (`failure`) costs nothing until a request fails.
  */
 export async function runRequest<T>(
   connection: Connection,
@@ -36,102 +40,138 @@ export async function runRequest<T>(
   /** Whose turn it waits for: the server's slots, or the person's own connection's. */
   slot: string,
 ): Promise<T> {
-  const { redactor, env } = host;
   const wait = host.slots.acquire(slot);
   if (wait) await wait;
+  let deadline: RequestDeadline | undefined;
   try {
-    const config = connection.config;
-    const server = config.name;
-    if (connection.state !== 'connected') throw notConnected(connection, what, redactor);
-    if (options.signal?.aborted) throw requestCancelled(what);
-    const tokens = options.tokens ?? noTokens;
-    // The caller's secrets are hidden in this request's output and errors, and in every log.
-    if (options.tokens) {
-      for (const value of Object.values(tokens)) secrets.push(value);
-      redactor.add(secrets);
-    }
-    const timeoutMs = options.timeoutMs ?? config.timeoutMs;
-    const remote = config.transport === 'http' || config.transport === 'sse';
-    if (remote) {
-      const { missing } = fillHeaders(config.headers, tokens, env);
-      if (missing.length > 0) throw credentialsNeeded(what, server, missing);
-    }
-    const maxMs = Math.max(timeoutMs, config.maxTimeoutMs ?? defaultMaxToolTimeoutMs);
-    const deadline = new RequestDeadline(timeoutMs, maxMs, options.signal);
-    try {
-      if (connection.kind === 'mcp') {
-        const client = connection.client;
-        if (!client || !work.mcp)
-          throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
-        const run = work.mcp;
-        const onProgress = options.onProgress;
-        // A progress token on every request: the server may report progress, and each report restarts
-        // the deadline (a long operation that keeps saying how far it is lives on, up to `maxMs`). The
-        // deadline is ours, not the SDK's, so a person answering the server pauses it. The deadline is
-        // also the in-flight record: progress finds it by its token, questions by who asked.
-        const call: RequestOptions = { signal: deadline.requestSignal, timeout: longestTimerMs };
-        deadline.token = connection.nextToken++;
-        if (onProgress)
-          deadline.onProgress = (progress) => onProgress(progressReport(progress, redactor, secrets));
-        deadline.requester = options.requester;
-        deadline.elicit = options.elicit;
-        deadline.sample = options.sample;
-        connection.inFlight.set(deadline.token, deadline);
-        try {
-          // Only the HTTP transports fill headers from the tokens; over stdio the AsyncLocalStorage would
-          // cost every promise of the process its context propagation for nothing.
-          return remote
-            ? await withTokens(tokens, () => run(client, call, deadline))
-            : await run(client, call, deadline);
-        } finally {
-          connection.inFlight.delete(deadline.token);
-        }
-      }
-      if (!connection.local || !work.local)
-        throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
-      return await work.local(connection.local, {
-        signal: deadline.signal,
-        timeoutMs,
-        tokens,
-        secrets: (values) => {
-          secrets.push(...values);
-          redactor.add(values);
-        },
-      });
-    } catch (error) {
-      // The SDK's stdio transport drops the connection on a message over its read limit: the call that
-      // asked for it fails as too large, and the supervisor restarts the server.
-      if (connection.kind === 'mcp' && connection.overflowAt !== undefined && !options.signal?.aborted)
-        throw requestFailed(
-          what,
-          server,
-          'result too large: the server sent a message over the 10 MB read limit; the server is restarting',
-          { cause: error },
-        );
-      if (deadline.expired && !options.signal?.aborted)
-        throw requestTimedOut(what, server, deadline.expired === 'idle' ? timeoutMs : maxMs, {
-          cause: error,
-        });
-      throw toRequestError(error, {
-        what,
-        server,
-        timeoutMs,
-        signal: options.signal,
-        redact: (text: string) => redactor.redact(text, secrets),
-        // The person's credential went with the request, or is the connection's own (per-person).
-        personal:
-          config.personalCredential === true &&
-          (tokens.token !== undefined ||
-            config.personalSecret !== undefined ||
-            ('oauthPerson' in config && config.oauthPerson !== undefined)),
-      });
-    } finally {
-      deadline.dispose();
-    }
+    // Refusals before anything is sent (not connected, cancelled, credentials missing) pass as they are.
+    deadline = begin(connection, what, options, host, secrets);
+    return await send(connection, what, options, work, deadline, host, secrets);
+  } catch (error) {
+    if (!deadline) throw error;
+    throw failure(error, connection, what, options, deadline, host.redactor, secrets);
   } finally {
+    if (deadline) {
+      deadline.dispose();
+      if (connection.kind === 'mcp') connection.inFlight.delete(deadline.token);
+    }
     host.slots.release(slot);
   }
 }
+
+/** The checks before a request is sent, and its deadline. */
+function begin(
+  connection: Connection,
+  what: string,
+  options: CallToolOptions,
+  host: RequestHost,
+  secrets: string[],
+): RequestDeadline {
+  const config = connection.config;
+  if (connection.state !== 'connected') throw notConnected(connection, what, host.redactor);
+  if (options.signal?.aborted) throw requestCancelled(what);
+  // The caller's secrets are hidden in this request's output and errors, and in every log.
+  if (options.tokens) {
+    for (const value of Object.values(options.tokens)) secrets.push(value);
+    host.redactor.add(secrets);
+  }
+  if (config.transport === 'http' || config.transport === 'sse') {
+    const { missing } = fillHeaders(config.headers, options.tokens ?? noTokens, host.env);
+    if (missing.length > 0) throw credentialsNeeded(what, config.name, missing);
+  }
+  const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+  const maxMs = Math.max(timeoutMs, config.maxTimeoutMs ?? defaultMaxToolTimeoutMs);
+  return new RequestDeadline(timeoutMs, maxMs, options.signal);
+}
+
+/** Sends the request on its connection (MCP or local) under its deadline. */
+function send<T>(
+  connection: Connection,
+  what: string,
+  options: CallToolOptions,
+  work: RequestWork<T>,
+  deadline: RequestDeadline,
+  host: RequestHost,
+  secrets: string[],
+): Promise<T> {
+  const tokens = options.tokens ?? noTokens;
+  if (connection.kind === 'local') {
+    if (!connection.local || !work.local)
+      throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
+    return work.local(connection.local, {
+      signal: deadline.signal,
+      timeoutMs: deadline.idleMs,
+      tokens,
+      secrets: (values) => {
+        secrets.push(...values);
+        host.redactor.add(values);
+      },
+    });
+  }
+  const client = connection.client;
+  if (!client || !work.mcp) throw new Error(`the server does not answer ${what.split(' ')[0]} requests`);
+  const run = work.mcp;
+  const onProgress = options.onProgress;
+  // A progress token on every request: the server may report progress, and each report restarts
+  // the deadline (a long operation that keeps saying how far it is lives on, up to `maxMs`). The
+  // deadline is ours, not the SDK's, so a person answering the server pauses it. The deadline is
+  // also the in-flight record: progress finds it by its token, questions by who asked.
+  const call: RequestOptions = { signal: deadline.requestSignal, timeout: longestTimerMs };
+  deadline.token = connection.nextToken++;
+  if (onProgress)
+    deadline.onProgress = (progress) => onProgress(progressReport(progress, host.redactor, secrets));
+  deadline.requester = options.requester;
+  deadline.elicit = options.elicit;
+  deadline.sample = options.sample;
+  connection.inFlight.set(deadline.token, deadline);
+  // Only the HTTP transports fill headers from the tokens; over stdio the AsyncLocalStorage would
+  // cost every promise of the process its context propagation for nothing.
+  return isRemote(connection.config)
+    ? withTokens(tokens, () => run(client, call, deadline))
+    : run(client, call, deadline);
+}
+
+/** What a request that failed after it was sent becomes: the one error mapping, redacted. */
+function failure(
+  error: unknown,
+  connection: Connection,
+  what: string,
+  options: CallToolOptions,
+  deadline: RequestDeadline,
+  redactor: Redactor,
+  secrets: string[],
+): Error {
+  const config = connection.config;
+  const server = config.name;
+  // The SDK's stdio transport drops the connection on a message over its read limit: the call that
+  // asked for it fails as too large, and the supervisor restarts the server.
+  if (connection.kind === 'mcp' && connection.overflowAt !== undefined && !options.signal?.aborted)
+    return requestFailed(
+      what,
+      server,
+      'result too large: the server sent a message over the 10 MB read limit; the server is restarting',
+      { cause: error },
+    );
+  if (deadline.expired && !options.signal?.aborted)
+    return requestTimedOut(what, server, deadline.expired === 'idle' ? deadline.idleMs : deadline.maxMs, {
+      cause: error,
+    });
+  return toRequestError(error, {
+    what,
+    server,
+    timeoutMs: deadline.idleMs,
+    signal: options.signal,
+    redact: (text: string) => redactor.redact(text, secrets),
+    // The person's credential went with the request, or is the connection's own (per-person).
+    personal:
+      config.personalCredential === true &&
+      (options.tokens?.token !== undefined ||
+        config.personalSecret !== undefined ||
+        ('oauthPerson' in config && config.oauthPerson !== undefined)),
+  });
+}
+
+const isRemote = (config: Connection['config']) => config.transport === 'http' || config.transport === 'sse';
 
 /** What every request shares: made once per manager, never per request. */
 export interface RequestHost {

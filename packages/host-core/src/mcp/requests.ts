@@ -2,7 +2,13 @@ import type { Redactor } from '../redaction.js';
 import { withTraceContext } from '../telemetry.js';
 import type { CallToolOptions, ToolCallOutcome } from '../tool-host.js';
 import type { Connection, InFlightRequest } from './connection.js';
-import { filesOf, formatToolResult, imagesOf, type RawToolResult } from './format-tool-result.js';
+import {
+  carriesMedia,
+  filesOf,
+  formatToolResult,
+  imagesOf,
+  type RawToolResult,
+} from './format-tool-result.js';
 import type { FilledPrompt } from './manager-types.js';
 import { type RequestHost, type RequestWork, runRequest } from './request-path.js';
 import { Slots } from './slots.js';
@@ -26,7 +32,7 @@ export class Requests {
   }
 
   /** Calls `tool` on the connection; `slot` names whose turn it waits for (default: the server's). */
-  async callTool(
+  callTool(
     connection: Connection,
     tool: string,
     name: string,
@@ -35,7 +41,8 @@ export class Requests {
     slot?: string,
   ): Promise<ToolCallOutcome> {
     const secrets: string[] = [];
-    const result = await this.run<RawToolResult>(
+    // Not an async function: on the path of every call, one promise fewer to wait through.
+    return this.run<RawToolResult>(
       connection,
       name,
       options,
@@ -49,18 +56,26 @@ export class Requests {
       },
       secrets,
       slot,
-    );
-    const formatted = formatToolResult(result, this.resultBudget, connection.config.name);
-    const images = imagesOf(result);
-    const files = filesOf(result);
-    return {
+    ).then((result) => this.outcome(result, connection.config.name, tool, secrets));
+  }
+
+  /** A tool's result as the caller reads it: text within the budget, redacted; images and files. */
+  private outcome(result: RawToolResult, server: string, tool: string, secrets: string[]): ToolCallOutcome {
+    const formatted = formatToolResult(result, this.resultBudget, server);
+    const outcome: ToolCallOutcome = {
       text: this.redactor.redact(formatted.text, secrets),
       isError: formatted.isError,
-      server: connection.config.name,
+      server,
       tool,
-      ...(images.length > 0 ? { images } : {}),
-      ...(files.length > 0 ? { files } : {}),
     };
+    // Most results are text alone: images and files are looked for only when a block may hold one.
+    if (carriesMedia(result)) {
+      const images = imagesOf(result);
+      const files = filesOf(result);
+      if (images.length > 0) outcome.images = images;
+      if (files.length > 0) outcome.files = files;
+    }
+    return outcome;
   }
 
   /** Reads a resource as text (textual blobs decoded, others described). */
@@ -166,5 +181,10 @@ export class Requests {
   }
 }
 
-/** The params' `_meta` of a request: its progress token, and the trace context when traced. */
-const meta = (request: InFlightRequest) => withTraceContext({ progressToken: request.token });
+/**
+ * The params' `_meta` of a request: its progress token, and the trace context when traced. The token
+ * goes as a string: the SDK reads a token as string-or-integer, trying string first, and a number
+ * costs the server a failed string check on every request (the server's notifications send it back as
+ * given; the connection finds the request by its number).
+ */
+const meta = (request: InFlightRequest) => withTraceContext({ progressToken: String(request.token) });
