@@ -83,14 +83,13 @@ export {
   type PeopleOptions,
   type PeopleStore,
   type PersonRef,
-  type StartPeopleOptions,
-  startPeople,
   type WorkspaceServer,
   type WorkspaceServerInput,
   workspaceLimitNames,
   workspaceLimitsOf,
 } from './people.js';
 export { environmentSecrets, Redactor } from './redaction.js';
+export { type StartPeopleOptions, startPeople } from './start-people.js';
 export type {
   ElicitationAnswer,
   ElicitationRequest,

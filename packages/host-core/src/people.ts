@@ -1,154 +1,32 @@
-import type { RemoteServerConfig, ServerConfig } from './config/server-types.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import type { ConversationSource } from './mcp/conversation-tools.js';
 import type { ServerStatus } from './mcp/manager-types.js';
-import { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 import type { McpHost, McpView } from './mcp-host.js';
 import { AddressAllowlist } from './net/address-guard.js';
 import { AuthorizationError } from './oauth/authorization-error.js';
-import { type OAuthRecords, oauthStoreOver } from './oauth/oauth-store.js';
-import type { UsageLimits } from './usage.js';
-import {
-  checkWorkspaceServer,
-  fetchWorkspaceDocument,
-  WorkspaceServerError,
-  type WorkspaceServerSpec,
-  workspaceServerConfig,
-} from './workspace-servers.js';
+import type {
+  ApprovalChoice,
+  ConnectProblem,
+  PeopleAuditEntry,
+  PeopleOptions,
+  PeopleStore,
+  PersonRef,
+  WorkspaceServer,
+} from './people-types.js';
+import { statusOfSpec, WorkspaceAdmin } from './workspace-admin.js';
 
-/** Who: a person of a workspace (Slack's team and user ids, or the terminal's local ones). */
-export interface PersonRef {
-  workspace: string;
-  user: string;
-}
-
-/**
- * What {@link People} needs of a store: each person's credentials and each workspace's server
- * settings. `@ai-assistant/store`'s `Store` is one; a test can be another.
- */
-export interface PeopleStore {
-  /** Where OAuth flows, client registrations and refresh claims are kept (default: this process's memory). */
-  oauth?: OAuthRecords;
-  credentials: {
-    /** Every secret of one person, by server, decrypted for one turn. */
-    of(workspace: string, user: string): Promise<{ secrets: Record<string, string> }>;
-    /** The servers a person has a credential for (never the secrets), and since when. */
-    list(workspace: string, user: string): Promise<Array<{ server: string; updatedAt?: Date }>>;
-    put(workspace: string, user: string, server: string, secret: string): Promise<void>;
-    /** Whether there was one. */
-    delete(workspace: string, user: string, server: string): Promise<boolean>;
-  };
-  workspaces: {
-    /** The servers a workspace's admins enabled (true) or disabled (false). */
-    settings(workspace: string): Promise<Map<string, boolean>>;
-    setEnabled(workspace: string, server: string, enabled: boolean, by: string): Promise<void>;
-    /** In one read: servers enabled or disabled, and the admins' approval policy per server. */
-    policies?(
-      workspace: string,
-    ): Promise<{ enabled: Map<string, boolean>; approvals: Map<string, ApprovalChoice> }>;
-    setApproval?(
-      workspace: string,
-      server: string,
-      approval: ApprovalChoice | null,
-      by: string,
-    ): Promise<void>;
-    forgetServer?(workspace: string, server: string): Promise<void>;
-    limits?(workspace: string): Promise<Record<string, number> | undefined>;
-    setLimits?(workspace: string, limits: Record<string, number>): Promise<void>;
-  };
-  /** The servers workspaces added, each a JSON {@link WorkspaceServerSpec} kept encrypted. */
-  workspaceServers?: {
-    list(workspace: string): Promise<Array<{ name: string; value: string }>>;
-    put(workspace: string, name: string, value: string): Promise<void>;
-    delete(workspace: string, name: string): Promise<boolean>;
-  };
-}
-
-/** Budgets as saved: whole numbers above 0 of the known names only; undefined when none was saved. */
-export function workspaceLimitsOf(saved: Record<string, unknown> | undefined): UsageLimits | undefined {
-  if (!saved) return undefined;
-  return Object.fromEntries(
-    workspaceLimitNames
-      .filter((name) => Number.isInteger(saved[name]) && (saved[name] as number) > 0)
-      .map((name) => [name, saved[name] as number]),
-  );
-}
-
-/**
- * How a workspace's server shows among the catalog's: its state is what its Test found when added
- * (a server that takes each person's credential connects per person).
- */
-function statusOfSpec(spec: WorkspaceServerSpec): ServerStatus {
-  const personal = spec.auth === 'person' || spec.auth === 'oauth';
-  return {
-    name: spec.name,
-    transport: spec.kind === 'openapi' ? 'openapi' : 'http',
-    state: personal ? 'per_user' : 'connected',
-    toolCount: spec.tools?.length ?? 0,
-    approval: spec.approval ?? 'writes',
-    personalCredential: personal,
-    ...(spec.auth === 'oauth' ? { oauth: true } : {}),
-    enabledByDefault: true,
-    ...(spec.description ? { description: spec.description } : {}),
-  };
-}
-
-/** An approval policy a workspace's admins may choose for a server. */
-export type ApprovalChoice = 'auto' | 'writes' | 'always';
-
-/** What an admin enters to add a server to their workspace. */
-export type WorkspaceServerInput = Omit<WorkspaceServerSpec, 'addedAt' | 'addedBy'>;
-
-/** The budgets a workspace's admins may set (see `UsageLimits`). */
-export const workspaceLimitNames = [
-  'tokensPerPersonDay',
-  'tokensPerWorkspaceDay',
-  'toolCallsPerPersonDay',
-  'questionsPerPersonMinute',
-] as const satisfies ReadonlyArray<keyof UsageLimits>;
-
-/** A catalog server as one person of one workspace sees it. */
-export interface WorkspaceServer extends ServerStatus {
-  /** Whether the workspace has it (the admins' choice, else `enabled_by_default`). */
-  enabled: boolean;
-  /** Whether this person has stored their own credential for it. */
-  connected: boolean;
-  /** Since when (their credential's last change), where the store knows. */
-  connectedSince?: Date;
-  /** The workspace's own server (its admins added it): who added it and where it points. */
-  added?: { by: string; at: string; kind: 'mcp' | 'openapi'; url: string; auth: WorkspaceServerSpec['auth'] };
-  /** The admins' approval policy for it, when they chose one. */
-  approvalChoice?: ApprovalChoice;
-}
-
-/** Why a server cannot take a person's credential. */
-export type ConnectProblem = 'unknown server' | 'not personal' | 'no store' | 'no oauth';
-
-/** A change people or admins made, for the audit trail. */
-export interface PeopleAuditEntry {
-  kind: 'connect' | 'disconnect' | 'admin';
-  at: Date;
-  workspace: string;
-  person: string;
-  server: string;
-  detail?: string;
-}
-
-/** Options of {@link People}. */
-export interface PeopleOptions {
-  logger?: Logger;
-  /** Each connect, disconnect and admin change is recorded here (never a secret). */
-  audit?: (entry: PeopleAuditEntry) => Promise<void> | void;
-  now?: () => Date;
-  /** How a person connects a server in this app, for the model to tell them (e.g. "/connect github"). */
-  connectHint?: (server: string) => string;
-  /**
-   * Hosts, addresses or CIDR ranges a workspace's server may reach although they are loopback,
-   * private or link-local (`WORKSPACE_SERVERS_ALLOW`, comma-separated); by default none.
-   */
-  workspaceServersAllow?: string;
-}
+export type {
+  ApprovalChoice,
+  ConnectProblem,
+  PeopleAuditEntry,
+  PeopleOptions,
+  PeopleStore,
+  PersonRef,
+  WorkspaceServer,
+  WorkspaceServerInput,
+} from './people-types.js';
+export { workspaceLimitNames, workspaceLimitsOf } from './people-types.js';
 
 /**
  * The one way the apps reach MCP: each person's view (their workspace's servers, their own
@@ -159,11 +37,7 @@ export interface PeopleOptions {
  */
 export class People {
   private readonly logger: Logger;
-  private readonly allow: AddressAllowlist;
-  /** Each stored workspace server's config, by its stored JSON (an OpenAPI document compiles once). */
-  private readonly compiled = new Map<string, ServerConfig>();
-  /** Each workspace's servers as last read (for the synchronous lookups of connecting). */
-  private readonly addedLately = new Map<string, WorkspaceServerSpec[]>();
+  private readonly admin: WorkspaceAdmin;
 
   constructor(
     private readonly host: McpHost | undefined,
@@ -171,7 +45,12 @@ export class People {
     private readonly options: PeopleOptions = {},
   ) {
     this.logger = options.logger ?? silentLogger;
-    this.allow = AddressAllowlist.parse(options.workspaceServersAllow);
+    this.admin = new WorkspaceAdmin(host, store, {
+      logger: this.logger,
+      allow: AddressAllowlist.parse(options.workspaceServersAllow),
+      now: () => this.now(),
+      record: (entry) => this.record(entry),
+    });
   }
 
   /** Whether MCP is on (some config was loaded). */
@@ -200,7 +79,7 @@ export class People {
     // One round trip when the catalog has per-person servers; the workspace's own may need a second.
     const catalogPersonal = this.catalog().some((server) => server.personalCredential);
     const [added, policies, early] = await Promise.all([
-      this.addedServers(person.workspace),
+      this.admin.added(person.workspace),
       this.policies(person.workspace),
       catalogPersonal ? ownCredentials() : undefined,
     ]);
@@ -209,7 +88,7 @@ export class People {
       (added.some((spec) => statusOfSpec(spec).personalCredential)
         ? await ownCredentials()
         : { secrets: {} });
-    const workspaceServers = this.configsOf(person.workspace, added);
+    const workspaceServers = this.admin.configsOf(person.workspace, added);
     return this.host.forPerson({
       ...person,
       credentials: credentials.secrets,
@@ -242,7 +121,7 @@ export class People {
     const [policies, mine, added] = await Promise.all([
       this.policies(person.workspace),
       this.connectedServers(person),
-      this.addedServers(person.workspace),
+      this.admin.added(person.workspace),
     ]);
     const catalog = this.catalog().map((server) => ({
       ...server,
@@ -267,7 +146,9 @@ export class People {
 
   /** A configured server that takes a person's own credential, or why it cannot. */
   personalServer(name: string, workspace?: string): ServerStatus | ConnectProblem {
-    const added = workspace ? this.addedLately.get(workspace)?.find((spec) => spec.name === name) : undefined;
+    const added = workspace
+      ? this.admin.lately.get(workspace)?.find((spec) => spec.name === name)
+      : undefined;
     const server: ServerStatus | undefined =
       this.catalog().find((entry) => entry.name === name) ?? (added ? statusOfSpec(added) : undefined);
     if (!server) return 'unknown server';
@@ -279,7 +160,7 @@ export class People {
 
   /** {@link personalServer}, with the workspace's own servers read afresh from the store. */
   async personalServerIn(workspace: string, name: string): Promise<ServerStatus | ConnectProblem> {
-    await this.addedServers(workspace);
+    await this.admin.added(workspace);
     return this.personalServer(name, workspace);
   }
 
@@ -301,7 +182,7 @@ export class People {
     const oauth = this.host?.oauth;
     if (!oauth) throw new AuthorizationError(undefined, 'redirect', 'OAuth is not set up on this host');
     const done = await oauth.complete(callback, (server, workspace) =>
-      this.remoteConfigIn(workspace, server),
+      this.admin.remoteConfig(workspace, server),
     );
     this.host?.forgetCredential(done, done.server);
     await this.record({
@@ -320,18 +201,8 @@ export class People {
     return this.host?.oauth?.clientMetadataDocument();
   }
 
-  /** A remote server's config: the operator's, else one the workspace added. */
-  private async remoteConfigIn(workspace: string, server: string): Promise<RemoteServerConfig | undefined> {
-    const catalog = this.host?.remoteConfig(server);
-    if (catalog) return catalog;
-    const added = this.configsOf(workspace, await this.addedServers(workspace)).find(
-      (config) => config.name === server,
-    );
-    return added?.transport === 'http' || added?.transport === 'sse' ? added : undefined;
-  }
-
   private async oauthOf(server: string, workspace: string) {
-    const config = await this.remoteConfigIn(workspace, server);
+    const config = await this.admin.remoteConfig(workspace, server);
     if (config?.oauth?.grant !== 'authorization_code')
       throw new AuthorizationError(server, 'start', 'this server is not connected with OAuth');
     const oauth = this.host?.oauth;
@@ -355,7 +226,7 @@ export class People {
 
   /** Deletes a person's secret for a server (their connections to it close now); whether there was one. */
   async disconnect(person: PersonRef, server: string): Promise<boolean> {
-    const config = await this.remoteConfigIn(person.workspace, server);
+    const config = await this.admin.remoteConfig(person.workspace, server);
     const oauth = config?.oauth ? this.host?.oauth : undefined;
     // An OAuth connection's tokens are revoked at the authorization server first.
     const deleted = oauth
@@ -369,132 +240,14 @@ export class People {
     return deleted;
   }
 
-  /** An admin enables or disables a server for the workspace; disabled, its per-person connections close. */
-  async setEnabled(workspace: string, server: string, enabled: boolean, by: string): Promise<void> {
-    if (!this.store) throw new Error('workspace settings cannot be stored: there is no store');
-    await this.store.workspaces.setEnabled(workspace, server, enabled, by);
-    if (!enabled) this.host?.forgetWorkspace(workspace, server);
-    this.logger.info({ workspace, server, enabled, by }, 'workspace server setting changed');
-    await this.record({
-      kind: 'admin',
-      workspace,
-      person: by,
-      server,
-      detail: `${enabled ? 'enabled' : 'disabled'} ${server}`,
-    });
-  }
-
-  /**
-   * Checks a server an admin wants to add and connects it once (Test): its tools, or a
-   * `WorkspaceServerError` naming the field to fix. Nothing is saved. `token`: a person's token to
-   * test a server that takes each person's own (used for this test only).
-   */
-  async testServer(
-    admin: PersonRef,
-    input: WorkspaceServerInput,
-    token?: string,
-  ): Promise<{ spec: WorkspaceServerSpec; tools: string[] }> {
-    if (!this.host) throw new WorkspaceServerError('url', 'MCP is off on this host (MCP_ENABLED)');
-    const taken = [
-      ...this.catalog().map((server) => server.name),
-      ...(await this.addedServers(admin.workspace)).map((spec) => spec.name),
-    ];
-    const checked = checkWorkspaceServer({ ...input, addedBy: admin.user }, taken, this.allow, this.now());
-    const spec = await fetchWorkspaceDocument(checked, this.allow);
-    const config = workspaceServerConfig(spec, admin.workspace, this.allow);
-    if (config.transport === 'http' && config.oauth) {
-      // Each person signs in: the Test finds the server's authorization server (no tools before that).
-      const oauth = this.host.oauth;
-      if (!oauth)
-        throw new WorkspaceServerError(
-          'auth',
-          'OAuth is not set up on this host: it needs a store and PUBLIC_URL',
-        );
-      try {
-        await oauth.probe(config);
-      } catch (error) {
-        throw new WorkspaceServerError('url', (error as Error).message);
-      }
-      return { spec, tools: [] };
-    }
-    const result = await this.host.testServer(
-      config,
-      spec.auth === 'person' ? token?.trim() || undefined : undefined,
-    );
-    if (!result.ok)
-      throw new WorkspaceServerError('url', `the server could not be reached: ${result.reason}`);
-    return { spec: { ...spec, tools: result.tools.slice(0, 200) }, tools: result.tools };
-  }
-
-  /** Tests (as {@link testServer}) and adds a server to the workspace: offered from its next turn. */
-  async addServer(admin: PersonRef, input: WorkspaceServerInput, token?: string): Promise<string[]> {
-    if (!this.store?.workspaceServers)
-      throw new WorkspaceServerError('url', 'servers cannot be added: there is no store');
-    const { spec, tools } = await this.testServer(admin, input, token);
-    await this.store.workspaceServers.put(admin.workspace, spec.name, JSON.stringify(spec));
-    this.logger.info({ ...admin, server: spec.name, tools: tools.length }, 'workspace server added');
-    await this.record({
-      kind: 'admin',
-      workspace: admin.workspace,
-      person: admin.user,
-      server: spec.name,
-      detail: `added ${spec.name} (${spec.kind} ${new URL(spec.url).origin}, auth ${spec.auth})`,
-    });
-    return tools;
-  }
-
-  /** Removes a server the workspace added: its connections close, its settings go; whether there was one. */
-  async removeServer(admin: PersonRef, name: string): Promise<boolean> {
-    const removed = (await this.store?.workspaceServers?.delete(admin.workspace, name)) ?? false;
-    if (!removed) return false;
-    await this.store?.workspaces.forgetServer?.(admin.workspace, name);
-    this.host?.forgetWorkspace(admin.workspace, name);
-    await this.record({
-      kind: 'admin',
-      workspace: admin.workspace,
-      person: admin.user,
-      server: name,
-      detail: `removed ${name}`,
-    });
-    return true;
-  }
-
-  /** An admin chooses which tools of a server need approval in the workspace (null: the server's own). */
-  async setApproval(admin: PersonRef, server: string, approval: ApprovalChoice | null): Promise<void> {
-    if (!this.store?.workspaces.setApproval)
-      throw new Error('workspace settings cannot be stored: there is no store');
-    await this.store.workspaces.setApproval(admin.workspace, server, approval, admin.user);
-    await this.record({
-      kind: 'admin',
-      workspace: admin.workspace,
-      person: admin.user,
-      server,
-      detail: `approval of ${server}: ${approval ?? 'the server’s own'}`,
-    });
-  }
-
-  /** The workspace's own budgets, over the operator's. */
-  async limits(workspace: string): Promise<UsageLimits | undefined> {
-    return workspaceLimitsOf(await this.store?.workspaces.limits?.(workspace));
-  }
-
-  /** An admin sets the workspace's budgets (whole numbers above 0; absent ones follow the operator's). */
-  async setLimits(admin: PersonRef, limits: UsageLimits): Promise<void> {
-    if (!this.store?.workspaces.setLimits) throw new Error('budgets cannot be stored: there is no store');
-    const kept: Record<string, number> = { ...workspaceLimitsOf({ ...limits }) };
-    await this.store.workspaces.setLimits(admin.workspace, kept);
-    await this.record({
-      kind: 'admin',
-      workspace: admin.workspace,
-      person: admin.user,
-      server: '',
-      detail: `budgets: ${
-        Object.entries(kept)
-          .map(([name, value]) => `${name} ${value}`)
-          .join(', ') || 'the operator’s'
-      }`,
-    });
-  }
+  // What a workspace's admins change (servers they add, approvals, budgets): see WorkspaceAdmin.
+  readonly testServer: WorkspaceAdmin['testServer'] = (...args) => this.admin.testServer(...args);
+  readonly addServer: WorkspaceAdmin['addServer'] = (...args) => this.admin.addServer(...args);
+  readonly removeServer: WorkspaceAdmin['removeServer'] = (...args) => this.admin.removeServer(...args);
+  readonly setApproval: WorkspaceAdmin['setApproval'] = (...args) => this.admin.setApproval(...args);
+  readonly limits: WorkspaceAdmin['limits'] = (...args) => this.admin.limits(...args);
+  readonly setLimits: WorkspaceAdmin['setLimits'] = (...args) => this.admin.setLimits(...args);
+  readonly setEnabled: WorkspaceAdmin['setEnabled'] = (...args) => this.admin.setEnabled(...args);
 
   /** Workspaces were uninstalled (their data deleted): every per-person connection of theirs closes now. */
   forgetWorkspaces(workspaces: Iterable<string>): void {
@@ -528,49 +281,6 @@ export class People {
     return { enabled: (await workspaces?.settings(workspace)) ?? new Map(), approvals: new Map() };
   }
 
-  /** The servers a workspace added, as stored; one that cannot be read is logged and left out. */
-  private async addedServers(workspace: string): Promise<WorkspaceServerSpec[]> {
-    const stored = this.store?.workspaceServers;
-    if (!stored || !this.host) return [];
-    const specs: WorkspaceServerSpec[] = [];
-    for (const record of await stored.list(workspace)) {
-      try {
-        specs.push(JSON.parse(record.value) as WorkspaceServerSpec);
-      } catch {
-        this.logger.warn(
-          { workspace, server: record.name },
-          'a workspace server record is unreadable; skipped',
-        );
-      }
-    }
-    this.addedLately.set(workspace, specs);
-    return specs;
-  }
-
-  /** Each spec's config (compiled once per stored version); one that no longer compiles is skipped. */
-  private configsOf(workspace: string, specs: WorkspaceServerSpec[]): ServerConfig[] {
-    const configs: ServerConfig[] = [];
-    for (const spec of specs) {
-      const key = `${workspace}\u0000${JSON.stringify(spec)}`;
-      let config = this.compiled.get(key);
-      if (!config) {
-        try {
-          config = workspaceServerConfig(spec, workspace, this.allow);
-        } catch (error) {
-          this.logger.warn(
-            { workspace, server: spec.name, error: String(error) },
-            'a workspace server is unusable; skipped',
-          );
-          continue;
-        }
-        if (this.compiled.size >= 500) this.compiled.clear();
-        this.compiled.set(key, config);
-      }
-      configs.push(config);
-    }
-    return configs;
-  }
-
   private async connectedServers(person: PersonRef): Promise<Map<string, Date | undefined>> {
     if (!this.store || !person.user) return new Map();
     return new Map(
@@ -580,32 +290,4 @@ export class People {
       ]),
     );
   }
-}
-
-/** Options of {@link startPeople}: MCP's (see `startMcpFromEnvironment`), the store and the app's hint. */
-export interface StartPeopleOptions extends Omit<StartMcpOptions, 'oauth'>, PeopleOptions {
-  store?: PeopleStore;
-  /** MCP authorization: the exact redirect URI (the app's callback) and, optionally, its client metadata URL. */
-  oauth?: Omit<NonNullable<StartMcpOptions['oauth']>, 'store'>;
-}
-
-/**
- * What an app does at start-up: connects the configured MCP servers (when `MCP_ENABLED`) and returns
- * the {@link People} over them and the store. Throws what `startMcpFromEnvironment` throws.
- */
-export async function startPeople(options: StartPeopleOptions = {}): Promise<People> {
-  const { store, connectHint, oauth, audit, workspaceServersAllow, ...mcp } = options;
-  const host = await startMcpFromEnvironment({
-    ...mcp,
-    // Grants are people's credentials; flows, registrations and refresh claims the store's records.
-    ...(oauth && store ? { oauth: { ...oauth, store: oauthStoreOver(store.credentials, store.oauth) } } : {}),
-  });
-  return new People(host, store, {
-    ...(options.logger ? { logger: options.logger } : {}),
-    ...(connectHint ? { connectHint } : {}),
-    ...(audit ? { audit } : {}),
-    ...(options.now ? { now: options.now } : {}),
-    workspaceServersAllow:
-      workspaceServersAllow ?? (options.env ?? process.env).WORKSPACE_SERVERS_ALLOW ?? '',
-  });
 }
