@@ -60,7 +60,7 @@ export {
   type PastMessage,
   type RecordedThread,
 } from './mcp/conversation-tools.js';
-export { type Person, serverEnabled } from './mcp/person-view.js';
+export { type Person, serverEnabled } from './mcp/person.js';
 export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';

@@ -8,7 +8,7 @@ import type {
   ServerStatus,
   ToolCallOutcome,
 } from './mcp/client-manager.js';
-import type { Person } from './mcp/person-view.js';
+import type { Person } from './mcp/person.js';
 import type { PersonKey } from './mcp/personal-pool.js';
 import type { OAuthService } from './oauth/oauth-service.js';
 import type { ToolHost } from './tool-host.js';

@@ -1,58 +1,15 @@
 import { type Kysely, sql } from 'kysely';
+import {
+  type AnswerFeedback,
+  type ConversationMessage,
+  type ConversationTally,
+  maxMessageText,
+  maxThreadRead,
+  type PersonConversation,
+  type ThreadMembership,
+  toMessage,
+} from './conversation-model.js';
 import type { Database } from './schema.js';
-
-/** One message of a conversation: a person's message, or the final answer to one. */
-export interface ConversationMessage {
-  /** The app's id of the message, unique in its thread (the Slack app: the message's ts). */
-  id: string;
-  role: 'user' | 'assistant';
-  /** Who wrote a user message; whom an answer was for. */
-  person?: string;
-  text: string;
-  /** When it was said: orders the thread, and retention counts from it. */
-  at: Date;
-}
-
-/** A thread as the store keeps it: whether the app is in it, and whether its earlier messages were read. */
-export interface ThreadMembership {
-  /** The app took part in the thread only now. */
-  joined: boolean;
-  /** What was said before the app joined has been read (or there was nothing before). */
-  historyRead: boolean;
-}
-
-/** One of a person's own threads: their messages and the answers they were given, oldest first. */
-export interface PersonConversation {
-  thread: string;
-  lastAt: Date;
-  messages: ConversationMessage[];
-}
-
-/** Counts of recorded conversations: a person's own, and their workspace's. */
-export interface ConversationTally {
-  yourThreads: number;
-  yourMessages: number;
-  yourLastAt?: Date;
-  workspaceThreads: number;
-  workspaceMessages: number;
-}
-
-/** A person's 👍 or 👎 on one final answer. */
-export interface AnswerFeedback {
-  thread: string;
-  /** The answer's own id (the Slack app: the answer message's ts). */
-  answer: string;
-  person: string;
-  value: 'positive' | 'negative';
-  /** The answer's text when it was rated (cut at 4 000 characters), when the app knows it. */
-  answerText?: string;
-  at: Date;
-}
-
-/** The longest text kept of one message (Slack's own limit for a message is 40 000). */
-export const maxMessageText = 40_000;
-/** The most messages one read returns. */
-export const maxThreadRead = 500;
 
 /**
  * Conversation history, by thread: the threads an app takes part in and the messages said there —
@@ -248,7 +205,6 @@ export class Conversations {
     };
   }
 
-  /** Deletes messages said before `before`, and threads with nothing since; returns the messages deleted. */
   /**
    * Records a person's feedback on an answer; pressing again (or the other button) replaces their
    * earlier feedback on that answer.
@@ -293,6 +249,7 @@ export class Conversations {
     }));
   }
 
+  /** Deletes messages said before `before`, and threads with nothing since; returns the messages deleted. */
   async prune(before: Date): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('answer_feedback').where('at', '<', before).execute();
@@ -313,20 +270,4 @@ export class Conversations {
       await trx.deleteFrom('conversation_threads').where('workspace_id', '=', workspace).execute();
     });
   }
-}
-
-function toMessage(row: {
-  message_id: string;
-  role: 'user' | 'assistant';
-  person_id: string | null;
-  text: string;
-  at: Date;
-}): ConversationMessage {
-  return {
-    id: row.message_id,
-    role: row.role,
-    ...(row.person_id ? { person: row.person_id } : {}),
-    text: row.text,
-    at: new Date(row.at),
-  };
 }

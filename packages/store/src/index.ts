@@ -9,13 +9,13 @@ export { type AuditEntry, type AuditRow, AuditTrail } from './audit.js';
 export {
   type AnswerFeedback,
   type ConversationMessage,
-  Conversations,
   type ConversationTally,
   maxMessageText,
   maxThreadRead,
   type PersonConversation,
   type ThreadMembership,
-} from './conversations.js';
+} from './conversation-model.js';
+export { Conversations } from './conversations.js';
 export { Coordination, claimRetentionMs, type EventClaim, type ThreadTurn } from './coordination.js';
 export { type CredentialInfo, Credentials, type PersonCredentials } from './credentials.js';
 export type { Engine } from './engines.js';

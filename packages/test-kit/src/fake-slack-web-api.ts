@@ -1,61 +1,13 @@
 // The fake Slack's Web API: each method answered as Slack would, from and into the recorded state, and
 // the HTTP requests it comes in (plus what the app posts to slash commands' response_url).
 import type { IncomingMessage, RequestListener } from 'node:http';
+import type { Answer, Args } from './fake-slack-auth.js';
+import { authorize, botIdIn, oauthAccess } from './fake-slack-auth.js';
 import { invalidBlocks, invalidChunks, streamedTasks, streamedText } from './fake-slack-blocks.js';
 import type { FakeSlackFiles } from './fake-slack-files.js';
 import type { HistoryLimiter } from './fake-slack-history.js';
+import { modalProblem } from './fake-slack-modals.js';
 import { botUserId, type SlackState } from './fake-slack-state.js';
-import type { FakeWorkspace } from './fake-slack-types.js';
-
-type Args = Record<string, unknown>;
-type Answer = Record<string, unknown>;
-
-/** The bot id Slack gives the app in a workspace. */
-const botIdIn = (workspace: FakeWorkspace) => workspace.botId ?? `B_${workspace.team}`;
-
-/** Slack's rules for `oauth.v2.access`: the app's own credentials, a code issued for it, used once. */
-function oauthAccess(state: SlackState, args: Args): Answer {
-  const app = state.oauthApp;
-  if (!app || args.client_id !== app.clientId) return { ok: false, error: 'invalid_client_id' };
-  if (args.client_secret !== app.clientSecret) return { ok: false, error: 'bad_client_secret' };
-  const installed = state.codes.get(String(args.code ?? ''));
-  if (!installed) return { ok: false, error: 'invalid_code' };
-  state.codes.delete(String(args.code));
-  return {
-    ok: true,
-    app_id: 'A0001',
-    authed_user: { id: 'UINSTALLER' },
-    scope: 'app_mentions:read,chat:write,commands',
-    token_type: 'bot',
-    access_token: installed.botToken,
-    bot_user_id: installed.botUserId,
-    team: installed.orgWide ? null : { id: installed.team, name: installed.team },
-    enterprise: installed.enterprise ? { id: installed.enterprise, name: installed.enterprise } : null,
-    is_enterprise_install: installed.orgWide === true,
-  };
-}
-
-/**
- * With workspaces added, only the tokens Slack issued are accepted, and `auth.test` answers for the
- * token's workspace; undefined lets the call go on.
- */
-function authorize(state: SlackState, method: string, token: string | undefined): Answer | undefined {
-  if (state.workspaces.size === 0) return undefined;
-  const workspace = state.byToken(token);
-  if (!token) return { ok: false, error: 'not_authed' };
-  if (!workspace) return { ok: false, error: 'invalid_auth' };
-  if (method !== 'auth.test') return undefined;
-  return {
-    ok: true,
-    user_id: workspace.botUserId,
-    bot_id: botIdIn(workspace),
-    user: 'assistant',
-    team_id: workspace.orgWide ? undefined : workspace.team,
-    enterprise_id: workspace.enterprise,
-    is_enterprise_install: workspace.orgWide === true,
-    url: 'https://example.slack.com/',
-  };
-}
 
 /** `chat.postMessage` and `chat.startStream`: a new message from the token's bot. */
 function post(state: SlackState, method: string, args: Args, token: string | undefined): Answer {
@@ -310,37 +262,4 @@ export function httpHandler(
       response.end(JSON.stringify(answer(method, args, token)));
     })();
   };
-}
-
-/**
- * What Slack refuses in a modal (docs.slack.dev: views, block elements): a title or button label over
- * 24 characters, more than 100 blocks, a plain_text_input with max_length over 3000, a number_input
- * without is_decimal_allowed, an input block without an element.
- */
-function modalProblem(raw: unknown): string | undefined {
-  const view = (typeof raw === 'string' ? JSON.parse(raw) : raw) as
-    | {
-        type?: string;
-        title?: { text?: string };
-        submit?: { text?: string };
-        close?: { text?: string };
-        blocks?: Array<Record<string, unknown>>;
-      }
-    | undefined;
-  if (view?.type !== 'modal') return '[ERROR] a modal view is expected [json-pointer:/view/type]';
-  for (const field of ['title', 'submit', 'close'] as const)
-    if ((view[field]?.text?.length ?? 0) > 24)
-      return `[ERROR] must be less than 25 characters [json-pointer:/view/${field}/text]`;
-  if ((view.blocks?.length ?? 0) > 100)
-    return '[ERROR] no more than 100 items allowed [json-pointer:/view/blocks]';
-  for (const [index, block] of (view.blocks ?? []).entries()) {
-    if (block.type !== 'input') continue;
-    const element = block.element as Record<string, unknown> | undefined;
-    if (!element) return `[ERROR] missing required field: element [json-pointer:/view/blocks/${index}]`;
-    if (element.type === 'plain_text_input' && Number(element.max_length ?? 0) > 3000)
-      return `[ERROR] must be no more than 3000 [json-pointer:/view/blocks/${index}/element/max_length]`;
-    if (element.type === 'number_input' && typeof element.is_decimal_allowed !== 'boolean')
-      return `[ERROR] missing required field: is_decimal_allowed [json-pointer:/view/blocks/${index}/element]`;
-  }
-  return undefined;
 }

@@ -1,4 +1,5 @@
 import type { ImageContent, Logger } from '@ai-assistant/host-core';
+import { download, looksLike, pdfText, Refused, TooLarge } from './attachment-content.js';
 
 /** The fields of a Slack file object (a message's `files`) that reading it needs. */
 export interface SlackFile {
@@ -92,107 +93,6 @@ function shownName(file: SlackFile): string {
 function attribute(text: string): string {
   return text.replace(/[<>"&]/g, ' ');
 }
-
-/** Why a file was not read, in the words the answer shows. */
-class Refused extends Error {}
-/** A file larger than its cap, found while downloading (Slack's `size` said less). */
-class TooLarge extends Error {}
-
-/**
- * Downloads a file with the workspace's bot token, only from Slack's own file host (or the API's
- * origin when `SLACK_API_URL` points elsewhere), never following a redirect (a redirect means Slack
- * did not hand the file over: usually the `files:read` scope is missing), and never more than `cap`
- * bytes.
- */
-async function download(
-  url: string,
-  token: string,
-  cap: number,
-  allowedOrigins: readonly string[],
-  signal: AbortSignal,
-): Promise<Uint8Array> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Refused('アドレスが URL ではありません');
-  }
-  if (!allowedOrigins.includes(parsed.origin))
-    throw new Refused('Slack のファイル置き場のものではありません');
-  const response = await fetch(parsed, {
-    headers: { authorization: `Bearer ${token}` },
-    redirect: 'manual',
-    signal,
-  });
-  if (response.status >= 300 && response.status < 400)
-    throw new Refused(
-      'Slack がファイルを渡しませんでした。アプリに files:read の権限があるか確認してください',
-    );
-  if (!response.ok) throw new Refused(`Slack が HTTP ${response.status} を返しました`);
-  if ((response.headers.get('content-type') ?? '').startsWith('text/html'))
-    throw new Refused(
-      'Slack がファイルの代わりにウェブページを返しました。アプリに files:read の権限があるか確認してください',
-    );
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > cap) {
-    await response.body?.cancel();
-    throw new TooLarge();
-  }
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of response.body ?? []) {
-    total += chunk.byteLength;
-    if (total > cap) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new TooLarge();
-    }
-    parts.push(chunk);
-  }
-  return Buffer.concat(parts);
-}
-
-/** The signature bytes of each image type: what Slack says the file is must be what it holds. */
-function looksLike(mime: string, bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, 12));
-  if (mime === 'image/png') return head.subarray(0, 8).equals(Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]));
-  if (mime === 'image/jpeg') return head[0] === 0xff && head[1] === 0xd8;
-  if (mime === 'image/gif') return head.subarray(0, 4).toString('latin1') === 'GIF8';
-  if (mime === 'image/webp')
-    return (
-      head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP'
-    );
-  return false;
-}
-
-/**
- * A PDF's text layer, page by page, stopping at `chars` characters, `maxPdfPages` pages or when the
- * signal aborts (the download's deadline): a hostile PDF cannot keep the process busy for long.
- */
-async function pdfText(bytes: Uint8Array, chars: number, signal: AbortSignal): Promise<string> {
-  // unpdf bundles a serverless PDF.js build: text layers only, no rendering, nothing native.
-  const { getDocumentProxy } = await import('unpdf');
-  const document = await getDocumentProxy(new Uint8Array(bytes));
-  try {
-    const pages: string[] = [];
-    let length = 0;
-    const last = Math.min(document.numPages, maxPdfPages);
-    for (let number = 1; number <= last && length < chars; number++) {
-      signal.throwIfAborted();
-      const content = await (await document.getPage(number)).getTextContent();
-      const text = content.items
-        .map((item) => ('str' in item ? `${item.str}${item.hasEOL ? '\n' : ''}` : ''))
-        .join('');
-      pages.push(text);
-      length += text.length;
-    }
-    return pages.join('\n');
-  } finally {
-    await document.loadingTask.destroy();
-  }
-}
-
-/** Pages of one PDF read at most. */
-const maxPdfPages = 100;
 
 function cut(text: string, limit: number): string {
   return text.length > limit

@@ -2,10 +2,8 @@ import {
   type ApprovalChoice,
   type UsageLimits,
   type WorkspaceServer,
-  type WorkspaceServerInput,
   workspaceLimitNames,
 } from '@ai-assistant/host-core';
-import { escapeSlackText } from '../format/slack-text.js';
 
 /** Action ids and modal callback ids of the admins' part of the App Home. */
 export const adminActions = {
@@ -32,9 +30,9 @@ export const serverFields = {
   description: 'ws_description',
 } as const;
 
-type Block = Record<string, unknown>;
-const text = (value: string) => ({ type: 'plain_text' as const, text: value });
-const option = (label: string, value: string) => ({ text: text(label), value });
+export type Block = Record<string, unknown>;
+export const text = (value: string) => ({ type: 'plain_text' as const, text: value });
+export const option = (label: string, value: string) => ({ text: text(label), value });
 
 const approvalLabels: Record<ApprovalChoice, string> = {
   auto: 'Approval: none',
@@ -141,207 +139,9 @@ export function adminBlocks(limits: UsageLimits | undefined): Block[] {
   ];
 }
 
-const limitLabels: Record<(typeof workspaceLimitNames)[number], string> = {
+export const limitLabels: Record<(typeof workspaceLimitNames)[number], string> = {
   tokensPerPersonDay: 'Model tokens per person per day',
   tokensPerWorkspaceDay: 'Model tokens for the workspace per day',
   toolCallsPerPersonDay: 'Tool calls per person per day',
   questionsPerPersonMinute: 'Questions per person per minute',
 };
-
-const input = (block: string, label: string, element: Block, optional = false, hint?: string): Block => ({
-  type: 'input',
-  block_id: block,
-  label: text(label),
-  optional,
-  element: { action_id: 'value', ...element },
-  ...(hint ? { hint: text(hint) } : {}),
-});
-
-/**
- * The add-a-server modal. `result`: what the last Test showed (its tools, or what to fix). Slack keeps
- * what was typed across an update when the blocks keep their ids.
- */
-export function addServerModal(result?: string): Block {
-  return {
-    type: 'modal',
-    callback_id: adminActions.addModal,
-    title: text('Add a server'),
-    submit: text('Test and add'),
-    close: text('Cancel'),
-    blocks: [
-      input(
-        serverFields.name,
-        'Name',
-        { type: 'plain_text_input', max_length: 30, placeholder: text('crm') },
-        false,
-        'Lower-case letters, digits, - and _; the model sees tools as mcp__<name>__<tool>.',
-      ),
-      input(serverFields.kind, 'Kind', {
-        type: 'static_select',
-        options: [
-          option('Remote MCP server (Streamable HTTP)', 'mcp'),
-          option('OpenAPI document', 'openapi'),
-        ],
-        initial_option: option('Remote MCP server (Streamable HTTP)', 'mcp'),
-      }),
-      input(
-        serverFields.url,
-        'Address',
-        { type: 'url_text_input' },
-        false,
-        'The MCP endpoint (https://…/mcp), or the OpenAPI document’s URL, or the API’s base URL when you paste the document.',
-      ),
-      input(serverFields.auth, 'Authentication', {
-        type: 'static_select',
-        options: [
-          option('None', 'none'),
-          option('Each person’s own token', 'person'),
-          option('Each person signs in (OAuth)', 'oauth'),
-          option('A secret of this workspace', 'secret'),
-        ],
-        initial_option: option('None', 'none'),
-      }),
-      input(
-        serverFields.header,
-        'Header',
-        { type: 'plain_text_input', max_length: 64, placeholder: text('Authorization') },
-        true,
-        'Where the token or secret goes (default Authorization: Bearer …).',
-      ),
-      input(
-        serverFields.secret,
-        'Secret or test token',
-        { type: 'plain_text_input', max_length: 3000 },
-        true,
-        'The workspace’s secret (stored encrypted), or, for each person’s own token, yours to test with (not stored).',
-      ),
-      input(
-        serverFields.document,
-        'OpenAPI document (JSON)',
-        { type: 'plain_text_input', multiline: true, max_length: 3000 },
-        true,
-        'Paste a short document here, or give its URL as the address.',
-      ),
-      input(serverFields.description, 'What it is for', { type: 'plain_text_input', max_length: 300 }, true),
-      {
-        type: 'actions',
-        block_id: 'test',
-        elements: [{ type: 'button', action_id: adminActions.testServer, text: text('Test'), value: 'test' }],
-      },
-      ...(result
-        ? [{ type: 'section', block_id: 'result', text: { type: 'mrkdwn', text: result.slice(0, 3000) } }]
-        : []),
-    ],
-  };
-}
-
-/** The modal after a server was added. */
-export function addedModal(name: string, tools: string[]): Block {
-  return {
-    type: 'modal',
-    title: text('Server added'),
-    close: text('Done'),
-    blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text: `✓ \`${escapeSlackText(name)}\` is added to this workspace with ${toolList(tools)}. It is offered from the next question.`.slice(
-            0,
-            3000,
-          ),
-        },
-      },
-    ],
-  };
-}
-
-/** A Test's result for the modal. */
-export const testedText = (tools: string[]) => `✓ Test passed: the server answered with ${toolList(tools)}.`;
-
-function toolList(tools: string[]): string {
-  if (tools.length === 0) return 'no tools';
-  const shown = tools
-    .slice(0, 20)
-    .map((tool) => `\`${escapeSlackText(tool)}\``)
-    .join(', ');
-  return `${tools.length} tool${tools.length === 1 ? '' : 's'}: ${shown}${tools.length > 20 ? ', …' : ''}`;
-}
-
-type StateValues = Record<
-  string,
-  Record<string, { value?: string | null; selected_option?: { value?: string } | null }>
->;
-
-/** What the admin entered in the add-a-server modal, and a token to test with. */
-export function serverInputOf(values: StateValues): { input: WorkspaceServerInput; token?: string } {
-  const read = (block: string) => {
-    const state = values[block]?.value;
-    return (state?.selected_option?.value ?? state?.value ?? '').trim();
-  };
-  const auth = read(serverFields.auth) || 'none';
-  const secret = read(serverFields.secret);
-  const input: WorkspaceServerInput = {
-    name: read(serverFields.name),
-    kind: read(serverFields.kind) === 'openapi' ? 'openapi' : 'mcp',
-    url: read(serverFields.url),
-    auth: auth as WorkspaceServerInput['auth'],
-    ...(read(serverFields.header) ? { header: read(serverFields.header) } : {}),
-    ...(auth === 'secret' && secret ? { secret } : {}),
-    ...(read(serverFields.document) ? { document: read(serverFields.document) } : {}),
-    ...(read(serverFields.description) ? { description: read(serverFields.description) } : {}),
-  };
-  return { input, ...(auth === 'person' && secret ? { token: secret } : {}) };
-}
-
-/** Where a field's problem is shown in the modal. */
-export function blockOfField(field: string): string {
-  return (serverFields as Record<string, string>)[field] ?? serverFields.url;
-}
-
-/** The budgets modal, showing the workspace's current ones. */
-export function budgetsModal(limits: UsageLimits | undefined): Block {
-  return {
-    type: 'modal',
-    callback_id: adminActions.budgetsModal,
-    title: text('Budgets'),
-    submit: text('Save'),
-    close: text('Cancel'),
-    blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text: 'Limits for this workspace, over the operator’s. Empty: the operator’s. Days are UTC; a question past a budget is refused before the model is called, with when it resets.',
-        },
-      },
-      ...workspaceLimitNames.map((name) =>
-        input(
-          name,
-          limitLabels[name],
-          {
-            type: 'number_input',
-            is_decimal_allowed: false,
-            min_value: '1',
-            ...(limits?.[name] !== undefined ? { initial_value: String(limits[name]) } : {}),
-          },
-          true,
-        ),
-      ),
-    ],
-  };
-}
-
-/** The budgets entered (whole numbers above 0; anything else left to the operator). */
-export function limitsOf(values: StateValues): { limits: UsageLimits; invalid: string[] } {
-  const limits: UsageLimits = {};
-  const invalid: string[] = [];
-  for (const name of workspaceLimitNames) {
-    const raw = (values[name]?.value?.value ?? '').trim();
-    if (!raw) continue;
-    const number = Number(raw);
-    if (Number.isInteger(number) && number > 0) limits[name] = number;
-    else invalid.push(name);
-  }
-  return { limits, invalid };
-}

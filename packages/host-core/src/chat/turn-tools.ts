@@ -2,9 +2,11 @@ import { CancelledError, HostError, ToolCallError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { inSpan, recordMetric } from '../telemetry.js';
 import type { CallToolOptions, RequestTokens, ToolHost } from '../tool-host.js';
-import { checkArguments, firstRequiredString } from '../tools/validate-arguments.js';
+import { checkArguments } from '../tools/validate-arguments.js';
 import type { ImageContent, Message, ToolCall, ToolDefinition } from '../types.js';
+import { autoContextSections } from './auto-context.js';
 import type { ChatEvent, RespondInput, ToolAuditEntry, TraceEntry } from './chat-types.js';
+import { recordToolAudit } from './tool-audit.js';
 import { describeFailure } from './tool-failures.js';
 
 /** What one turn's tool calls share. */
@@ -49,9 +51,9 @@ export class TurnTools {
   readonly tools: ToolDefinition[];
   readonly emit: (event: ChatEvent) => void;
   readonly logger: Logger;
-  private readonly signal: AbortSignal | undefined;
+  readonly signal: AbortSignal | undefined;
   /** Servers whose response_instruction the model has already read this turn. */
-  private readonly instructed = new Set<string>();
+  readonly instructed = new Set<string>();
   /** Calls (tool and arguments) the person declined this turn, with why. */
   private readonly declined = new Map<string, string>();
 
@@ -151,7 +153,7 @@ export class TurnTools {
   }
 
   /** One call's options: the turn's signal, tokens and timeout; its progress reported as events. */
-  private callOptions(call: { id: string; name: string; server?: string }): CallToolOptions {
+  callOptions(call: { id: string; name: string; server?: string }): CallToolOptions {
     return {
       signal: this.signal,
       tokens: this.options.tokens,
@@ -168,66 +170,16 @@ export class TurnTools {
     };
   }
 
-  /** Runs every server's `auto_context_tool` with the person's message; returns system-prompt sections. */
   /** The turn's own tokens: hidden in what this turn shows, as the person's credentials are. */
-  private turnSecrets(): string[] {
+  turnSecrets(): string[] {
     return Object.values(this.options.tokens ?? {}).filter(
       (value): value is string => typeof value === 'string',
     );
   }
 
-  async autoContext(userMessage: string): Promise<string[]> {
-    const { host, emit } = this;
-    const sections: string[] = [];
-    if (!userMessage.trim()) return sections; // nothing to look up
-    for (const [index, tool] of host.autoContextTools().entries()) {
-      const parameter = firstRequiredString(tool.inputSchema);
-      if (!parameter) {
-        this.logger.warn(
-          { server: tool.server, tool: tool.name },
-          'auto_context_tool has no string parameter; skipped',
-        );
-        continue;
-      }
-      // Shown like any other tool call, so a person sees the lookup happen.
-      const target = host.resolveTool(tool.name);
-      const event = {
-        callId: `auto-context-${index}`,
-        name: tool.name,
-        ...(target ? { server: target.server, tool: target.tool } : {}),
-      };
-      const arguments_ = host.redact({ [parameter]: userMessage }, this.turnSecrets()) as Record<
-        string,
-        unknown
-      >;
-      emit({ type: 'tool_start', ...event, arguments: arguments_, autoContext: true });
-      const started = performance.now();
-      let ok = false;
-      try {
-        const outcome = await host.callTool(
-          tool.name,
-          { [parameter]: userMessage },
-          this.callOptions({ id: event.callId, name: tool.name, server: tool.server }),
-        );
-        if (outcome.isError) throw new Error(outcome.text);
-        ok = true;
-        const instruction = host.responseInstructionFor(tool.name);
-        // The server's response_instruction is now in the prompt: its tool results won't repeat it.
-        if (instruction) this.instructed.add(tool.server);
-        sections.push(
-          `Context from ${tool.server} (looked up for this message):\n${outcome.text}${instruction ? `\n\n${instruction}` : ''}`,
-        );
-      } catch (error) {
-        if (this.signal?.aborted) throw new CancelledError();
-        this.logger.warn(
-          { server: tool.server, tool: tool.name, error: String(error) },
-          'auto-context tool failed; skipped',
-        );
-      } finally {
-        emit({ type: 'tool_end', ...event, ok, durationMs: performance.now() - started });
-      }
-    }
-    return sections;
+  /** Runs every server's `auto_context_tool` with the person's message; returns system-prompt sections. */
+  autoContext(userMessage: string): Promise<string[]> {
+    return autoContextSections(this, userMessage);
   }
 
   /** One call, in its own span (server, tool, outcome): the request's traceparent names it. */
@@ -250,39 +202,17 @@ export class TurnTools {
         span.setAttribute('ai_assistant.outcome', outcome);
         if (outcome === 'error') recordMetric.toolError(this.options.workspace, target?.server, call.name);
         if (this.options.audit && at)
-          this.recordAudit(this.options.audit, at, call, target, result.trace, outcome);
+          recordToolAudit(this.options.audit, {
+            at,
+            call,
+            target,
+            trace: result.trace,
+            outcome,
+            approvedAt: this.approvedAt.get(call.id),
+          });
         return result;
       },
     );
-  }
-
-  private recordAudit(
-    audit: NonNullable<TurnToolsOptions['audit']>,
-    at: Date,
-    call: ToolCall,
-    target: ReturnType<ToolHost['resolveTool']>,
-    trace: TraceEntry,
-    outcome: ToolAuditEntry['outcome'],
-  ): void {
-    const approvedAt = this.approvedAt.get(call.id);
-    const entry: ToolAuditEntry = {
-      kind: 'tool_call',
-      at,
-      workspace: audit.asker.workspace,
-      person: audit.asker.user,
-      ...(target ? { server: target.server } : {}),
-      tool: target?.tool ?? call.name,
-      arguments: JSON.stringify(trace.arguments).slice(0, 2000),
-      ...(approvedAt ? { approval: { by: audit.asker.user, at: approvedAt } } : {}),
-      outcome,
-      durationMs: trace.durationMs,
-    };
-    // The audit never holds the answer up, and its failure never fails the call.
-    void Promise.resolve()
-      .then(() => audit.record(entry))
-      .catch((error: unknown) =>
-        audit.logger.warn({ tool: call.name, error: String(error) }, 'audit entry not recorded'),
-      );
   }
 
   private async runToolTraced(

@@ -18,9 +18,9 @@ import {
   type EntryContext,
   expand,
   expandAll,
-  namesPersonToken,
   oauthOf,
   openApiEntry,
+  withPersonalCredential,
 } from './entries.js';
 import type {
   CommonServerConfig,
@@ -256,49 +256,4 @@ export function parseMcpConfig(
       ...(oauth ? { oauth } : {}),
     } satisfies RemoteServerConfig;
   }
-}
-
-/**
- * Marks a server whose templates name `${token}` (each person brings their own credential) and checks
- * that `connection: "per_user"` is used where it can work.
- */
-function withPersonalCredential(
-  config: ServerConfig,
-  path: string,
-  where: string,
-  entryHasOAuth: (config: ServerConfig) => boolean,
-): ServerConfig {
-  const templates =
-    config.transport === 'stdio'
-      ? config.env
-      : config.transport === 'openapi'
-        ? { ...config.headers, ...config.security }
-        : config.transport === 'builtin'
-          ? {}
-          : config.headers;
-  if (entryHasOAuth(config) && config.transport !== 'http' && config.transport !== 'sse')
-    throw new McpConfigError(
-      `${path}: ${where}.oauth: MCP authorization is for remote servers ("http" or "sse"); a ${config.transport} server takes its credentials in its ${config.transport === 'stdio' ? 'env' : 'headers or security'}`,
-    );
-  // An authorization-code server: each person connects their own account, on their own connection.
-  const oauthPerPerson =
-    (config.transport === 'http' || config.transport === 'sse') &&
-    config.oauth?.grant === 'authorization_code';
-  if (oauthPerPerson) return { ...config, personalCredential: true, connection: 'per_user' };
-  const personalCredential = namesPersonToken(templates);
-  if (config.transport === 'stdio' && personalCredential && config.connection !== 'per_user')
-    throw new McpConfigError(
-      `${path}: ${where}.env: \${token} (each person's own credential) in a stdio server's env needs "connection": "per_user", since a process's environment is fixed when it starts`,
-    );
-  if (config.connection === 'per_user') {
-    if (config.transport === 'builtin' || config.transport === 'openapi')
-      throw new McpConfigError(
-        `${path}: ${where}.connection: "per_user" is for stdio, http and sse servers; an ${config.transport} server already fills \${token} per request`,
-      );
-    if (!personalCredential && !config.disabled)
-      throw new McpConfigError(
-        `${path}: ${where}.connection: "per_user" opens a connection with each person's credential, but no ${config.transport === 'stdio' ? 'env' : 'headers'} value names \${token}; add one (e.g. ${config.transport === 'stdio' ? '"env": { "API_TOKEN": "${token}" }' : '"headers": { "Authorization": "Bearer ${token}" }'})`,
-      );
-  }
-  return { ...config, personalCredential };
 }

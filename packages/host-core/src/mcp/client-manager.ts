@@ -1,8 +1,8 @@
 import type { RemoteServerConfig, ServerConfig } from '../config/mcp-config.js';
-import { type Logger, silentLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import type { McpView } from '../mcp-host.js';
-import { OAuthService } from '../oauth/oauth-service.js';
-import { environmentSecrets, Redactor } from '../redaction.js';
+import type { OAuthService } from '../oauth/oauth-service.js';
+import type { Redactor } from '../redaction.js';
 import type { ToolDefinition } from '../types.js';
 import { promptsOf, resourceServersOf, resourcesOf, templatesOf } from './catalog.js';
 import {
@@ -11,12 +11,11 @@ import {
   type LocalConnection,
   type McpConnection,
   newConnection,
-  openConnection,
   shutDown,
   startConnection,
 } from './connection.js';
 import { toolNotFound } from './errors.js';
-import { defaultResultBudget } from './format-tool-result.js';
+import { managerParts } from './manager-parts.js';
 import type {
   AutoContextTool,
   CallToolOptions,
@@ -29,12 +28,13 @@ import type {
   ServerStatus,
   ToolCallOutcome,
 } from './manager-types.js';
-import { type Person, PersonView, serverEnabled, type ViewSource } from './person-view.js';
-import { configFor, PersonalPool, type PersonKey } from './personal-pool.js';
-import { Requests } from './requests.js';
+import { openView, testOnce } from './open-view.js';
+import type { Person } from './person.js';
+import type { PersonalPool, PersonKey } from './personal-pool.js';
+import type { Requests } from './requests.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
 import { instructionsOf, statusOf, unavailableOf } from './server-status.js';
-import { defaultRestartPolicy, reopenConnection, Supervisor } from './supervisor.js';
+import { reopenConnection, type Supervisor } from './supervisor.js';
 import { autoContextTools, ToolIndex, warnOnManyTools } from './tool-index.js';
 
 export * from './manager-types.js';
@@ -42,13 +42,13 @@ export * from './manager-types.js';
 /**
  * Connects to every configured MCP server, merges their tools into one provider-neutral list, routes
  * tool calls, resource reads and prompt gets through one request path, and cleans up every connection
- * and child process. The rooms: connection.ts (open, shut down), transports.ts, tool-index.ts,
- * resource-tools.ts (the `host` server), request-errors.ts.
+ * and child process. The rooms: manager-parts.ts (what it is made of), connection.ts (open, shut
+ * down), transports.ts, tool-index.ts, resource-tools.ts (the `host` server), requests.ts and
+ * request-path.ts (every request), open-view.ts (a person's view, a Test), request-errors.ts.
  */
 export class McpClientManager {
   private readonly logger: Logger;
   private readonly context: ConnectionContext;
-  private readonly env: NodeJS.ProcessEnv;
   /** Knows every secret this manager has seen; every log line and error passes through it. */
   readonly redactor: Redactor;
   private readonly connections = new Map<string, Connection>();
@@ -63,40 +63,19 @@ export class McpClientManager {
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientManagerOptions = {}) {
-    this.env = options.env ?? process.env;
-    this.redactor = options.redactor ?? new Redactor(environmentSecrets(this.env));
-    this.logger = this.redactor.wrap(options.logger ?? silentLogger);
-    const now = options.now ?? (() => new Date());
-    this.oauth = options.oauth
-      ? new OAuthService({ ...options.oauth, redactor: this.redactor, logger: this.logger, now })
-      : undefined;
-    this.context = {
-      logger: this.logger,
-      redactor: this.redactor,
-      env: this.env,
-      clientInfo: options.clientInfo ?? { name: 'ai-assistant', version: '0.1.0' },
-      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-      now,
-      ...(this.oauth ? { oauth: this.oauth } : {}),
+    const parts = managerParts(options, {
       onToolsChanged: () => this.rebuildIndex(),
       onFailed: (connection) => this.supervisor.failed(connection),
-    };
-    this.supervisor = new Supervisor((connection) => this.reopen(connection), this.logger, {
-      ...defaultRestartPolicy,
-      ...options.restartPolicy,
+      reopen: (connection) => this.reopen(connection),
     });
-    this.requests = new Requests(
-      this.redactor,
-      this.env,
-      options.resultBudget ?? defaultResultBudget,
-      options.maxConcurrentPerServer ?? 4,
-    );
+    this.redactor = parts.redactor;
+    this.logger = parts.logger;
+    this.oauth = parts.oauth;
+    this.context = parts.context;
+    this.supervisor = parts.supervisor;
+    this.requests = parts.requests;
+    this.pool = parts.pool;
     this.host = hostConnection(this);
-    // Per-person connections are not supervised: a failed one is reopened on the person's next turn.
-    this.pool = new PersonalPool(
-      { ...this.context, onToolsChanged: () => {}, onFailed: () => {} },
-      options.personalPool,
-    );
   }
 
   /** Connects all servers in parallel; a server that fails is logged and skipped. Never throws. */
@@ -222,76 +201,27 @@ export class McpClientManager {
    * credential for the server called. Per-person servers they have not connected are named in the
    * system prompt instead of offered.
    */
-  async forPerson(person: Person): Promise<McpView> {
-    const added = (person.workspaceServers ?? []).filter(
-      (config) => config.workspace === person.workspace && serverEnabled(person.settings, config),
-    );
-    const [mine, workspace] = await Promise.all([
-      this.pool.openFor(
-        person,
-        [
-          ...[...this.connections.values()]
-            .filter((connection) => connection.state === 'per_user')
-            .map((connection) => connection.config),
-          ...added.filter((config) => config.connection === 'per_user'),
-        ].filter((config) => serverEnabled(person.settings, config)),
-      ),
-      // A workspace's own server without a person's credential: one connection for the workspace.
-      Promise.all(
-        added
-          .filter((config) => config.connection !== 'per_user')
-          .map((config) =>
-            this.pool.get(config, { workspace: person.workspace, user: '' }, '', identityOf(config)),
-          ),
-      ),
-    ]);
-    const own = [...mine, ...workspace];
-    const source: ViewSource = {
+  forPerson(person: Person): Promise<McpView> {
+    return openView(person, {
       shared: this,
-      configs: () => [...[...this.connections.values()].map((connection) => connection.config), ...added],
+      catalog: () => [...this.connections.values()],
+      pool: this.pool,
+      requests: this.requests,
       instructions: () => this.instructions(),
       resourceServers: () => this.resourceServers(),
-      // A person's own connection has its own slots: one person's calls never queue behind another's.
-      callOn: (connection, tool, name, args, options) =>
-        this.pool.use(connection, () =>
-          this.requests.callTool(
-            connection,
-            tool,
-            name,
-            args,
-            options,
-            `${connection.config.name}\u0000${person.workspace}\u0000${person.user}`,
-          ),
-        ),
-      warn: (fields, message) => this.logger.warn(fields, message),
-    };
-    return new PersonView(source, person, own);
+      logger: this.logger,
+    });
   }
 
   /**
    * Connects a server once, without keeping it, and lists its tools (an admin's Test before adding a
    * workspace's server). `secret` fills `${token}` for this test only. Never throws.
    */
-  async testServer(
+  testServer(
     config: ServerConfig,
     secret?: string,
   ): Promise<{ ok: true; tools: string[] } | { ok: false; reason: string }> {
-    const tester = { workspace: config.workspace ?? '', user: '' };
-    if (secret) this.redactor.add([secret]);
-    const connection = newConnection(secret ? configFor(config, secret, tester) : config);
-    try {
-      await openConnection(connection, { ...this.context, onToolsChanged: () => {}, onFailed: () => {} });
-      if (connection.state === 'connected')
-        return { ok: true, tools: connection.tools.map((tool) => tool.name) };
-      return {
-        ok: false,
-        reason: this.redactor.redact(connection.reason ?? `the server is ${connection.state}`, [
-          secret ?? '',
-        ]),
-      };
-    } finally {
-      await shutDown(connection, 'test finished');
-    }
+    return testOnce(config, secret, { ...this.context, onToolsChanged: () => {}, onFailed: () => {} });
   }
 
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
@@ -366,12 +296,4 @@ export class McpClientManager {
     this.host.tools = this.resourceServers().length > 0 ? resourceTools : [];
     this.index.rebuild([...this.connections.values(), this.host]);
   }
-}
-
-/** What, when an admin changes it, reopens a workspace server's shared connection (hashed by the pool). */
-function identityOf(config: ServerConfig): string {
-  if (config.transport === 'http' || config.transport === 'sse')
-    return JSON.stringify([config.url, config.headers]);
-  if (config.transport === 'openapi') return JSON.stringify([config.baseUrl, config.headers, config.api]);
-  return config.name;
 }

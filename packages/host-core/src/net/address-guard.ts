@@ -175,3 +175,14 @@ export async function guardedFetch(
     return response as unknown as Response;
   };
 }
+
+/**
+ * `fallback`, or, for a workspace's server (`allow` set), a fetch through the address guard: for OAuth
+ * discovery, registration, tokens, refresh and revocation alike, since those addresses come from the
+ * server's own metadata.
+ */
+export function fetchWithin(allow: AddressAllowlist | undefined, fallback: typeof fetch): typeof fetch {
+  if (!allow) return fallback;
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    guardedFetch(allow).then((send) => send(input, init))) as typeof fetch;
+}

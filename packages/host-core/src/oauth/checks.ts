@@ -1,6 +1,10 @@
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { AuthorizationError } from './authorization-error.js';
 import type { FlowRecord } from './flow-provider.js';
+import type { OAuthStore } from './oauth-store.js';
+
+/** A state lives this long (10 minutes), and is used once. */
+export const stateLifetimeMs = 10 * 60_000;
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -74,4 +78,48 @@ export function checkIssuer(server: string, flow: Pick<FlowRecord, 'discovery'>,
         ? 'the authorization server promised an issuer (iss) on the redirect and sent none'
         : `the redirect names another issuer (${iss.slice(0, 200)}) than the authorization server (${metadata.issuer})`,
     );
+}
+
+/**
+ * The redirect back from the authorization server (the callback URL with `code`, `state`, maybe `iss`)
+ * checked: its state known, unused (deleted now: of two redirects with one state only one goes on),
+ * not expired, for this redirect URI; no error; the issuer the one the flow began with. Returns the
+ * flow and the code to exchange.
+ */
+export async function redeemRedirect(
+  callback: string | URL,
+  store: Pick<OAuthStore, 'record' | 'deleteRecord'>,
+  now: Date,
+): Promise<{ flow: FlowRecord; code: string }> {
+  const url = new URL(callback);
+  const state = url.searchParams.get('state');
+  if (!state) throw new AuthorizationError(undefined, 'redirect', 'the redirect carries no state');
+  const raw = await store.record('oauth-pending', state);
+  // Single use: of two redirects with one state, only the one that deletes it goes on.
+  if (!raw || !(await store.deleteRecord('oauth-pending', state)))
+    throw new AuthorizationError(
+      undefined,
+      'redirect',
+      'unknown or already used state: start connecting again',
+    );
+  const flow = JSON.parse(raw) as FlowRecord;
+  const server = flow.server;
+  if (now.getTime() - flow.createdAt > stateLifetimeMs)
+    throw new AuthorizationError(server, 'redirect', 'the sign-in took longer than 10 minutes: start again');
+  if (`${url.origin}${url.pathname}` !== new URL(flow.redirectUri).href.replace(/[?#].*$/, ''))
+    throw new AuthorizationError(server, 'redirect', 'the redirect came back to another address');
+  const error = url.searchParams.get('error');
+  if (error)
+    throw new AuthorizationError(
+      server,
+      'authorization',
+      `the authorization server answered ${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}`.slice(
+        0,
+        300,
+      ),
+    );
+  checkIssuer(server, flow, url.searchParams.get('iss'));
+  const code = url.searchParams.get('code');
+  if (!code) throw new AuthorizationError(server, 'redirect', 'the redirect carries no authorization code');
+  return { flow, code };
 }

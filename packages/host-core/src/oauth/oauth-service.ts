@@ -8,10 +8,10 @@ import type {
 import type { RemoteServerConfig } from '../config/server-types.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import { guardedFetch } from '../net/address-guard.js';
+import { fetchWithin } from '../net/address-guard.js';
 import type { Redactor } from '../redaction.js';
 import { AuthorizationError, describeOAuthError } from './authorization-error.js';
-import { checkIssuer } from './checks.js';
+import { redeemRedirect, stateLifetimeMs } from './checks.js';
 import { challenge, chooseScope, discover } from './discovery.js';
 import { type FlowRecord, flowProvider, refreshingProvider } from './flow-provider.js';
 import { type OAuthGrant, sha256 } from './grant.js';
@@ -35,9 +35,6 @@ export interface OAuthOptions {
   /** How long an access token is taken as fresh before it expires (default 60 s): it is refreshed sooner. */
   refreshMarginMs?: number;
 }
-
-/** A state lives this long (10 minutes), and is used once. */
-export const stateLifetimeMs = 10 * 60_000;
 
 /**
  * The client side of MCP authorization, per person: discovery (the server's challenge and protected-
@@ -78,19 +75,7 @@ export class OAuthService {
   /** Revokes the person's tokens at the authorization server (RFC 7009, where offered), then forgets them. */
   disconnect(person: GrantOwner, server: string, config?: RemoteServerConfig): Promise<boolean> {
     this.stepUps.forget(person, server);
-    return this.grants.revoke(person, server, this.fetchFor(config));
-  }
-
-  /**
-   * How a server's authorization is reached: a workspace's server (`publicAddressesOnly`) through the
-   * address guard — discovery, registration, tokens, refresh and revocation alike, since the addresses
-   * come from the server's own metadata.
-   */
-  private fetchFor(config: RemoteServerConfig | undefined): typeof fetch {
-    const allow = config?.publicAddressesOnly;
-    if (!allow) return this.fetchFn;
-    return ((input: string | URL | Request, init?: RequestInit) =>
-      guardedFetch(allow).then((send) => send(input, init))) as typeof fetch;
+    return this.grants.revoke(person, server, fetchWithin(config?.publicAddressesOnly, this.fetchFn));
   }
 
   /** The client ID metadata document the host serves at `clientMetadataUrl`. */
@@ -118,7 +103,7 @@ export class OAuthService {
    * `AuthorizationError` naming the step that failed.
    */
   async probe(config: RemoteServerConfig): Promise<{ authorizationServer: string }> {
-    const fetchFn = this.fetchFor(config);
+    const fetchFn = fetchWithin(config?.publicAddressesOnly, this.fetchFn);
     const found = await this.step(config.name, 'discovery', () =>
       challenge(config, fetchFn, this.options.clientName ?? 'ai-assistant'),
     );
@@ -140,7 +125,7 @@ export class OAuthService {
    */
   async begin(person: GrantOwner, config: RemoteServerConfig): Promise<{ url: string; expiresAt: Date }> {
     const server = config.name;
-    const fetchFn = this.fetchFor(config);
+    const fetchFn = fetchWithin(config?.publicAddressesOnly, this.fetchFn);
     const found = await this.step(server, 'discovery', () =>
       challenge(config, fetchFn, this.options.clientName ?? 'ai-assistant'),
     );
@@ -234,40 +219,8 @@ export class OAuthService {
       workspace: string,
     ) => RemoteServerConfig | undefined | Promise<RemoteServerConfig | undefined>,
   ): Promise<GrantOwner & { server: string }> {
-    const url = new URL(callback);
-    const state = url.searchParams.get('state');
-    if (!state) throw new AuthorizationError(undefined, 'redirect', 'the redirect carries no state');
-    const raw = await this.options.store.record('oauth-pending', state);
-    // Single use: of two redirects with one state, only the one that deletes it goes on.
-    if (!raw || !(await this.options.store.deleteRecord('oauth-pending', state)))
-      throw new AuthorizationError(
-        undefined,
-        'redirect',
-        'unknown or already used state: start connecting again',
-      );
-    const flow = JSON.parse(raw) as FlowRecord;
+    const { flow, code } = await redeemRedirect(callback, this.options.store, this.now());
     const server = flow.server;
-    if (this.now().getTime() - flow.createdAt > stateLifetimeMs)
-      throw new AuthorizationError(
-        server,
-        'redirect',
-        'the sign-in took longer than 10 minutes: start again',
-      );
-    if (`${url.origin}${url.pathname}` !== new URL(flow.redirectUri).href.replace(/[?#].*$/, ''))
-      throw new AuthorizationError(server, 'redirect', 'the redirect came back to another address');
-    const error = url.searchParams.get('error');
-    if (error)
-      throw new AuthorizationError(
-        server,
-        'authorization',
-        `the authorization server answered ${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}`.slice(
-          0,
-          300,
-        ),
-      );
-    checkIssuer(server, flow, url.searchParams.get('iss'));
-    const code = url.searchParams.get('code');
-    if (!code) throw new AuthorizationError(server, 'redirect', 'the redirect carries no authorization code');
     const entry = await config(server, flow.workspace);
     if (!entry) throw new AuthorizationError(server, 'redirect', 'the server is no longer configured');
     let tokens: OAuthTokens | undefined;
@@ -287,7 +240,7 @@ export class OAuthService {
           ...(flow.discovery.resourceMetadataUrl
             ? { resourceMetadataUrl: new URL(flow.discovery.resourceMetadataUrl) }
             : {}),
-          fetchFn: this.fetchFor(entry),
+          fetchFn: fetchWithin(entry.publicAddressesOnly, this.fetchFn),
         }),
       ),
     );
@@ -318,7 +271,8 @@ export class OAuthService {
       redirectUrl: this.options.redirectUrl,
       clientMetadata: this.clientMetadata(config.oauth?.scope),
       grant: () => this.grants.cached(person, config.name),
-      tokens: () => this.grants.tokens(person, config.name, this.fetchFor(config)),
+      tokens: () =>
+        this.grants.tokens(person, config.name, fetchWithin(config?.publicAddressesOnly, this.fetchFn)),
       saveTokens: (tokens) => this.grants.saveTokens(person, config.name, tokens),
       server: config.name,
     });

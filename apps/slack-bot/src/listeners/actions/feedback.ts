@@ -1,7 +1,7 @@
 import type { Logger } from '@ai-assistant/host-core';
 import type { AnswerFeedback } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { feedbackActionId } from '../../slack/answer.js';
+import { feedbackActionId } from '../../slack/feedback-blocks.js';
 import { unknownWorkspace } from '../../slack/people.js';
 
 /** One press of an answer's 👍 / 👎, as the operator's record keeps it, with its workspace. */

@@ -10,18 +10,16 @@ import type {
 } from '@slack/bolt';
 import { isWorkspaceAdmin } from '../../slack/admins.js';
 import { personOf } from '../../slack/people.js';
+import { adminActions, parseApprovalValue, serverFields } from '../../slack/workspace-admin.js';
 import {
   addedModal,
   addServerModal,
-  adminActions,
   blockOfField,
   budgetsModal,
   limitsOf,
-  parseApprovalValue,
-  serverFields,
   serverInputOf,
   testedText,
-} from '../../slack/workspace-admin.js';
+} from '../../slack/workspace-admin-modals.js';
 import { type AppHomeDependencies, publish } from '../events/app-home.js';
 
 type WebClient = App['client'];

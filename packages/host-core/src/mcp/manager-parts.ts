@@ -1,0 +1,59 @@
+import { silentLogger } from '../logger.js';
+import { OAuthService } from '../oauth/oauth-service.js';
+import { environmentSecrets, Redactor } from '../redaction.js';
+import type { ConnectionContext, McpConnection } from './connection.js';
+import { defaultResultBudget } from './format-tool-result.js';
+import type { McpClientManagerOptions } from './manager-types.js';
+import { PersonalPool } from './personal-pool.js';
+import { Requests } from './requests.js';
+import { defaultRestartPolicy, Supervisor } from './supervisor.js';
+
+/** What the manager's parts call back into it for. */
+export interface ManagerHooks {
+  /** A server's tools (or its state) changed: the tool index must be rebuilt. */
+  onToolsChanged: () => void;
+  /** An MCP server failed to start or went away. */
+  onFailed: (connection: McpConnection) => void;
+  /** The supervisor's retry of a failed server. */
+  reopen: (connection: McpConnection) => Promise<void>;
+}
+
+/**
+ * The parts an `McpClientManager` is made of, from its options: one redactor (every log line passes
+ * through it), OAuth when the app gave a redirect URI, the context connections open with, the
+ * supervisor of shared servers, the request path and the per-person pool.
+ */
+export function managerParts(options: McpClientManagerOptions, hooks: ManagerHooks) {
+  const env = options.env ?? process.env;
+  const redactor = options.redactor ?? new Redactor(environmentSecrets(env));
+  const logger = redactor.wrap(options.logger ?? silentLogger);
+  const now = options.now ?? (() => new Date());
+  const oauth = options.oauth ? new OAuthService({ ...options.oauth, redactor, logger, now }) : undefined;
+  const context: ConnectionContext = {
+    logger,
+    redactor,
+    env,
+    clientInfo: options.clientInfo ?? { name: 'ai-assistant', version: '0.1.0' },
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    now,
+    ...(oauth ? { oauth } : {}),
+    onToolsChanged: hooks.onToolsChanged,
+    onFailed: hooks.onFailed,
+  };
+  const supervisor = new Supervisor(hooks.reopen, logger, {
+    ...defaultRestartPolicy,
+    ...options.restartPolicy,
+  });
+  const requests = new Requests(
+    redactor,
+    env,
+    options.resultBudget ?? defaultResultBudget,
+    options.maxConcurrentPerServer ?? 4,
+  );
+  // Per-person connections are not supervised: a failed one is reopened on the person's next turn.
+  const pool = new PersonalPool(
+    { ...context, onToolsChanged: () => {}, onFailed: () => {} },
+    options.personalPool,
+  );
+  return { redactor, logger, oauth, context, supervisor, requests, pool };
+}

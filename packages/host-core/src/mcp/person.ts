@@ -1,0 +1,64 @@
+import type { ServerConfig } from '../config/mcp-config.js';
+import type { McpView } from '../mcp-host.js';
+import type { Connection } from './connection.js';
+import type { ConversationSource } from './conversation-tools.js';
+import type { CallToolOptions, ToolCallOutcome } from './manager-types.js';
+
+/** Who is asking, for one turn: their credentials and their workspace's server settings. */
+export interface Person {
+  workspace: string;
+  user: string;
+  /** Server name → this person's secret: `${token}` in that server's templates. */
+  credentials: Readonly<Record<string, string>>;
+  /** The workspace admins' choices (server → enabled); servers absent follow `enabled_by_default`. */
+  settings?: ReadonlyMap<string, boolean>;
+  /** How this person connects a server, for the model to tell them (e.g. "/assistant connect github"). */
+  connectHint?: (server: string) => string;
+  /**
+   * What the app recorded of this person's conversations in the workspace: the host then offers
+   * `host__get_conversation_history`, the prompt `host/summarize_conversation` and the resource
+   * `host://conversations` (counts only).
+   */
+  conversations?: ConversationSource;
+  /**
+   * The servers this person's workspace added (remote MCP or OpenAPI; see `workspaceServerConfig`):
+   * offered in this view only, beside the catalog's, connected to public addresses only.
+   */
+  workspaceServers?: ServerConfig[];
+  /**
+   * The workspace admins' approval policy per server. For the operator's servers the stricter of the
+   * operator's and the admins' applies (admins can ask for more approvals, never fewer); for the
+   * workspace's own servers the admins' applies.
+   */
+  approvals?: ReadonlyMap<string, 'auto' | 'writes' | 'always'>;
+}
+
+/** What a {@link PersonView} needs from the manager. */
+export interface ViewSource {
+  /** Every shared server, nothing filtered: what the view narrows to one workspace and person. */
+  shared: McpView;
+  /** Every configured server. */
+  configs(): ServerConfig[];
+  /** The `system_instruction` of each connected shared server, by server. */
+  instructions(): Array<{ server: string; text: string }>;
+  /** Connected shared servers with resources, or that may link to some (the resource tools' reach). */
+  resourceServers(): string[];
+  /** Runs a tool on one of the person's own connections. */
+  callOn(
+    connection: Connection,
+    tool: string,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+  ): Promise<ToolCallOutcome>;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Whether a workspace has a server: the admins' choice, else the catalog's `enabled_by_default`. */
+export function serverEnabled(
+  settings: ReadonlyMap<string, boolean> | undefined,
+  config: ServerConfig | undefined,
+): boolean {
+  if (!config) return true; // the host's own tools
+  return settings?.get(config.name) ?? config.enabledByDefault ?? true;
+}
