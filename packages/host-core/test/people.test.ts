@@ -3,7 +3,7 @@ import { childProcesses, startTokenServer, type TokenServer, tokenOf } from '@ai
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { ToolCallError } from '../src/errors.js';
-import type { Person } from '../src/mcp/person-view.js';
+import type { Person } from '../src/mcp/person.js';
 import { startMcpFromEnvironment } from '../src/mcp/start-mcp.js';
 import { echoServer, managerPool, nodeServer, personalEcho, recordingLogger } from './helpers.js';
 
