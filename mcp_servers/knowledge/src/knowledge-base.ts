@@ -216,9 +216,12 @@ export class KnowledgeBase {
     return this.documents.get(id) ?? this.documents.get(encodeURIComponent(decodeURIComponent(id)));
   }
 
-  /** Every passage's text (for the settings' embedded count). */
-  passageTexts(): string[] {
-    return this.passageList.map((passage) => passage.text);
+  /**
+   * How many passages search finds by meaning now: those in the vector index it ranks by, which is
+   * built once their vectors are made and cached (a vector made is not yet one searched).
+   */
+  searchableByMeaning(): number {
+    return this.vectorIndex.length;
   }
 
   stats(): { documents: number; passages: number } {

@@ -115,9 +115,9 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
     },
     async (uri) => {
       const embeddings = knowledge.embeddings;
-      const embedded = embeddings
-        ? knowledge.passageTexts().filter((text) => embeddings.vectorOf(text)).length
-        : 0;
+      // The passages search ranks by meaning now (not merely those with a vector made): a client waiting
+      // for every passage to be embedded may then rely on hybrid search.
+      const embedded = embeddings ? knowledge.searchableByMeaning() : 0;
       const settings = {
         ...knowledge.stats(),
         lastRebuild: knowledge.lastRebuild ?? null,
