@@ -385,6 +385,8 @@ describe('a workspace’s server where each person signs in with OAuth', () => {
           (failure: unknown) => failure as WorkspaceServerError,
         );
       expect(error).toBeInstanceOf(WorkspaceServerError);
+      // The admin is told which address was refused, not that no authorization server answers.
+      expect(error?.message).toMatch(/127\.0\.0\.1.* loopback, private, link-local or metadata address/);
       expect(asked).toEqual([]);
     } finally {
       refusedAs.close();
