@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Of } from '../builtins.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 import { credentialIdentity } from '../oauth/grant.js';
 import {
@@ -40,8 +40,7 @@ interface Entry {
 
 const keyOf = (person: PersonKey, server: string) => `${person.workspace}\u0000${person.user}\u0000${server}`;
 // An OAuth grant's tokens change at each refresh; its id does not, so the connection stays open.
-const fingerprintOf = (secret: string) =>
-  createHash('sha256').update(credentialIdentity(secret)).digest('hex');
+const fingerprintOf = (secret: string) => sha256Of(credentialIdentity(secret), 'hex');
 
 /**
  * A server's config with `${token}` filled with one person's secret, for a connection of their own;

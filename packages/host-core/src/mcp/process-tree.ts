@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { nodeChildProcess } from '../builtins.js';
 
-const run = promisify(execFile);
+const run = (command: string, args: string[]) => promisify(nodeChildProcess().execFile)(command, args);
 
 async function parentMap(): Promise<Map<number, number>> {
   const parents = new Map<number, number>();

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
+import { sha256Of } from '../builtins.js';
 
 const maxLength = 64;
 const valid = /^[a-zA-Z0-9_-]{1,64}$/;
 
 function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+  return sha256Of(text, 'hex').slice(0, 8);
 }
 
 /**

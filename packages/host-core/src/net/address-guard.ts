@@ -1,6 +1,7 @@
-import { type LookupAddress, lookup } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import type { LookupAddress } from 'node:dns';
+import type { BlockList } from 'node:net';
 import type { Agent } from 'undici';
+import { nodeDns, nodeNet } from '../builtins.js';
 import { HostError } from '../errors.js';
 
 /**
@@ -9,8 +10,10 @@ import { HostError } from '../errors.js';
  * documentation ranges, and IPv4 written inside IPv6 (`::ffff:127.0.0.1`). The web server keeps its own
  * copy of these rules: servers share no code with the host.
  */
-const refusedRanges = (() => {
-  const list = new BlockList();
+let refused: BlockList | undefined;
+const refusedRanges = (): BlockList => (refused ??= refusedList());
+function refusedList(): BlockList {
+  const list = new (nodeNet().BlockList)();
   const v4 =
     '0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24 192.0.2.0/24 192.168.0.0/16 198.18.0.0/15 198.51.100.0/24 203.0.113.0/24 224.0.0.0/4 240.0.0.0/4';
   const v6 = '::/128 ::1/128 fc00::/7 fe80::/10 ff00::/8 2001:db8::/32 64:ff9b::/96';
@@ -23,7 +26,7 @@ const refusedRanges = (() => {
     list.addSubnet(network as string, Number(prefix), 'ipv6');
   }
   return list;
-})();
+}
 
 /** The IPv4 address carried inside an IPv6 one (mapped or compatible), if any. */
 function innerIpv4(address: string): string | undefined {
@@ -38,10 +41,10 @@ function innerIpv4(address: string): string | undefined {
 /** Whether an IP address is one a workspace's server may not reach (anything not an IP is refused). */
 export function isRefusedAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
-  const family = isIP(bare);
+  const family = nodeNet().isIP(bare);
   if (family === 0) return true;
   const inner = family === 6 ? innerIpv4(bare) : bare;
-  return inner ? refusedRanges.check(inner, 'ipv4') : refusedRanges.check(bare, 'ipv6');
+  return inner ? refusedRanges().check(inner, 'ipv4') : refusedRanges().check(bare, 'ipv6');
 }
 
 /** A destination refused: says which and why, nothing more. */
@@ -58,14 +61,14 @@ export class RefusedAddressError extends HostError {
  */
 export class AddressAllowlist {
   private readonly hosts = new Set<string>();
-  private readonly ranges = new BlockList();
+  private readonly ranges = new (nodeNet().BlockList)();
 
   constructor(entries: Iterable<string> = []) {
     for (const raw of entries) {
       const entry = raw.trim().toLowerCase();
       if (!entry) continue;
       const [network = '', prefix] = entry.split('/');
-      const family = isIP(network);
+      const family = nodeNet().isIP(network);
       const type = family === 4 ? 'ipv4' : 'ipv6';
       if (family && prefix !== undefined) this.ranges.addSubnet(network, Number(prefix), type);
       else if (family) this.ranges.addAddress(network, type);
@@ -80,7 +83,7 @@ export class AddressAllowlist {
 
   allows(hostOrAddress: string): boolean {
     const bare = hostOrAddress.toLowerCase().replace(/^\[|\]$/g, '');
-    const family = isIP(bare);
+    const family = nodeNet().isIP(bare);
     if (family === 0) return this.hosts.has(bare);
     return this.hosts.has(bare) || this.ranges.check(bare, family === 4 ? 'ipv4' : 'ipv6');
   }
@@ -97,7 +100,7 @@ export function checkAddress(url: URL, allow: AddressAllowlist): void {
     throw new RefusedAddressError('an address with a user name or password in it is refused');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (allow.allows(host)) return;
-  if (isIP(host) && isRefusedAddress(host))
+  if (nodeNet().isIP(host) && isRefusedAddress(host))
     throw new RefusedAddressError(`${host} is a loopback, private, link-local or metadata address`);
   if (/^(localhost|.+\.localhost|.+\.local|.+\.internal)$/i.test(host))
     throw new RefusedAddressError(`${host} names this machine or a private network`);
@@ -126,7 +129,7 @@ async function newGuardedAgent(allow: AddressAllowlist): Promise<Agent> {
     connect: {
       timeout: 10_000,
       lookup(hostname, options, callback) {
-        lookup(hostname, { ...options, all: true }, (error, answers) => {
+        nodeDns().lookup(hostname, { ...options, all: true }, (error, answers) => {
           if (error) return callback(error, '', 0);
           const list = answers as unknown as LookupAddress[];
           const refused = allow.allows(hostname)

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import type {
   AuthorizationServerMetadata,
   OAuthClientInformationMixed,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { sha256Of } from '../builtins.js';
 
 /**
  * What a person's OAuth connection to one server holds, stored as their credential for it (encrypted):
@@ -55,4 +55,4 @@ export function grantSecrets(grant: Pick<OAuthGrant, 'tokens' | 'client'>): stri
   ].filter((value): value is string => typeof value === 'string');
 }
 
-export const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+export const sha256 = (text: string) => sha256Of(text, 'base64url');

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { nodeCrypto } from '../builtins.js';
 import type { RemoteServerConfig } from '../config/server-types.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
@@ -140,7 +140,7 @@ export class OAuthService {
       offline: info.authorizationServerMetadata?.scopes_supported?.includes('offline_access') === true,
     });
     const flow: FlowRecord = {
-      state: randomBytes(32).toString('base64url'),
+      state: nodeCrypto().randomBytes(32).toString('base64url'),
       workspace: person.workspace,
       user: person.user,
       server,
@@ -248,7 +248,7 @@ export class OAuthService {
       throw new AuthorizationError(server, 'token', 'the token endpoint sent no access token');
     const grant: OAuthGrant = {
       v: 1,
-      id: randomBytes(16).toString('base64url'),
+      id: nodeCrypto().randomBytes(16).toString('base64url'),
       server,
       authorizationServer: flow.discovery.authorizationServerUrl,
       ...(flow.discovery.authorizationServerMetadata
