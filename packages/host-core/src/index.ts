@@ -75,10 +75,10 @@ export {
   type OAuthStore,
   oauthStoreOver,
 } from './oauth/oauth-store.js';
+export { People } from './people.js';
 export {
   type ApprovalChoice,
   type ConnectProblem,
-  People,
   type PeopleAuditEntry,
   type PeopleOptions,
   type PeopleStore,
@@ -87,7 +87,7 @@ export {
   type WorkspaceServerInput,
   workspaceLimitNames,
   workspaceLimitsOf,
-} from './people.js';
+} from './people-types.js';
 export { environmentSecrets, Redactor } from './redaction.js';
 export { type StartPeopleOptions, startPeople } from './start-people.js';
 export type {

@@ -16,18 +16,6 @@ import type {
 } from './people-types.js';
 import { statusOfSpec, WorkspaceAdmin } from './workspace-admin.js';
 
-export type {
-  ApprovalChoice,
-  ConnectProblem,
-  PeopleAuditEntry,
-  PeopleOptions,
-  PeopleStore,
-  PersonRef,
-  WorkspaceServer,
-  WorkspaceServerInput,
-} from './people-types.js';
-export { workspaceLimitNames, workspaceLimitsOf } from './people-types.js';
-
 /**
  * The one way the apps reach MCP: each person's view (their workspace's servers, their own
  * credentials), the workspace's server list with who is connected, and the changes people and admins

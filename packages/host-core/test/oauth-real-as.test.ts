@@ -8,7 +8,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { oauthStoreOver } from '../src/oauth/oauth-store.js';
-import { People, type PeopleStore } from '../src/people.js';
+import { People } from '../src/people.js';
+import type { PeopleStore } from '../src/people-types.js';
 
 /** People's credentials and workspace settings in memory. */
 function memoryPeopleStore(): PeopleStore & { secrets: Map<string, Record<string, string>> } {
