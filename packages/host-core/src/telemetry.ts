@@ -69,6 +69,16 @@ export function withTraceContext<T extends Record<string, unknown>>(meta: T): T 
   return meta;
 }
 
+/** The active trace context alone, as a request's `_meta`; undefined when nothing is traced. */
+export function traceContext(): Record<string, string> | undefined {
+  const traced = otel();
+  if (!traced) return undefined;
+  const meta: Record<string, string> = {};
+  traced.propagation.inject(traced.context.active(), meta);
+  for (const _ in meta) return meta;
+  return undefined;
+}
+
 interface Instruments {
   answers: Counter;
   answerDuration: Histogram;

@@ -43,9 +43,10 @@ export interface CallToolOptions {
   /** Per-request secrets for `${name}` header templates; never logged, never returned. */
   tokens?: RequestTokens;
   /**
-   * Called with each progress notification the server sends for this request. Every MCP request
-   * carries a progress token, and each notification restarts its timeout, up to the server's
-   * `max_timeout_ms` in all.
+   * Called with each progress notification the server sends for this request. With it the request
+   * carries a progress token (as the SDK's `onprogress` does; the chat loop always passes one), and
+   * each notification restarts its timeout, up to the server's `max_timeout_ms` in all. Without it
+   * the server cannot report progress, and the timeout holds as it is.
    */
   onProgress?: (update: ToolProgress) => void;
   /**

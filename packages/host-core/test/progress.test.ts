@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChatEvent, ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
-import { everythingEntry, managerPool, nodeServer } from './helpers.js';
+import { echoServer, everythingEntry, managerPool, nodeServer } from './helpers.js';
 import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
-// The reference server's long-running operation sends one progress notification per step. Every
-// request carries a progress token, and each notification restarts the call's timeout.
-describe('progress: every call carries a progress token', () => {
+// The reference server's long-running operation sends one progress notification per step. A request
+// whose caller listens for progress (the chat loop always does) carries a progress token, and each
+// notification restarts the call's timeout.
+describe('progress: a call that listens carries a progress token', () => {
   const pool = managerPool();
   afterEach(() => pool.closeAll());
   const longRunning = 'mcp__everything__trigger-long-running-operation';
@@ -36,8 +37,14 @@ describe('progress: every call carries a progress token', () => {
     const manager = await pool.connect([
       nodeServer('everything', everythingEntry, ['stdio'], { timeoutMs: 1500, maxTimeoutMs: 2500 }),
     ]);
-    const failure = await manager.callTool(longRunning, { duration: 6, steps: 6 }).catch((error) => error);
+    const updates: unknown[] = [];
+    const failure = await manager
+      .callTool(longRunning, { duration: 6, steps: 6 }, { onProgress: (update) => updates.push(update) })
+      .catch((error) => error);
     expect(failure).toMatchObject({ code: 'REQUEST_TIMEOUT' });
+    // It lived past 1.5 s on progress (reports came each second), and stopped at 2.5 s.
+    expect(updates.length).toBeGreaterThanOrEqual(2);
+    expect(failure.message).toMatch(/2500 ms/);
   }, 20_000);
 
   it('without progress the timeout holds as before', async () => {
@@ -45,7 +52,31 @@ describe('progress: every call carries a progress token', () => {
       nodeServer('everything', everythingEntry, ['stdio'], { timeoutMs: 1500, maxTimeoutMs: 20_000 }),
     ]);
     // One step: the only notification comes at the end, after the timeout.
-    const failure = await manager.callTool(longRunning, { duration: 3, steps: 1 }).catch((error) => error);
+    const failure = await manager
+      .callTool(longRunning, { duration: 3, steps: 1 }, { onProgress: () => {} })
+      .catch((error) => error);
+    expect(failure).toMatchObject({ code: 'REQUEST_TIMEOUT' });
+  }, 20_000);
+
+  it('a caller that does not listen sends no progress token, as the SDK does; one that listens sends a fresh one each call', async () => {
+    const manager = await pool.connect([nodeServer('echo', echoServer)]);
+    const metaOf = async (options: Parameters<typeof manager.callTool>[2]) =>
+      JSON.parse((await manager.callTool('mcp__echo__show_meta', {}, options)).text) as Record<
+        string,
+        unknown
+      >;
+    // No `_meta` at all: the server's SDK parses none (a tenth of a small call's cost on its side).
+    expect(await metaOf({})).toEqual({});
+    const first = await metaOf({ onProgress: () => {} });
+    const second = await metaOf({ onProgress: () => {} });
+    expect(first.progressToken).toEqual(expect.any(String));
+    expect(second.progressToken).toEqual(expect.any(String));
+    expect(second.progressToken).not.toBe(first.progressToken);
+    // Without a listener the server cannot report progress, so a long step is not kept alive.
+    const everything = await pool.connect([
+      nodeServer('everything', everythingEntry, ['stdio'], { timeoutMs: 1500, maxTimeoutMs: 20_000 }),
+    ]);
+    const failure = await everything.callTool(longRunning, { duration: 3, steps: 3 }).catch((error) => error);
     expect(failure).toMatchObject({ code: 'REQUEST_TIMEOUT' });
   }, 20_000);
 

@@ -1,5 +1,5 @@
 import type { Redactor } from '../redaction.js';
-import { withTraceContext } from '../telemetry.js';
+import { traceContext, withTraceContext } from '../telemetry.js';
 import type { CallToolOptions, ToolCallOutcome } from '../tool-host.js';
 import type { Connection, InFlightRequest } from './connection.js';
 import {
@@ -41,22 +41,23 @@ export class Requests {
     slot?: string,
   ): Promise<ToolCallOutcome> {
     const secrets: string[] = [];
-    // Not an async function: on the path of every call, one promise fewer to wait through.
-    return this.run<RawToolResult>(
-      connection,
-      name,
-      options,
-      {
-        mcp: asTask(connection, tool)
-          ? (client, call, request) =>
-              callAsTask(client, { name: tool, arguments: args, _meta: meta(request) }, call, request)
-          : (client, call, request) =>
-              client.callTool({ name: tool, arguments: args, _meta: meta(request) }, undefined, call),
-        local: (local, context) => local.call(tool, args, context),
-      },
-      secrets,
-      slot,
-    ).then((result) => this.outcome(result, connection.config.name, tool, secrets));
+    // Not an async function, and the result is made on the request's own `then`: on the path of
+    // every call, as few promises to wait through as can be.
+    const work: RequestWork<RawToolResult> =
+      connection.kind === 'local'
+        ? { local: (local, context) => local.call(tool, args, context) }
+        : asTask(connection, tool)
+          ? {
+              mcp: (client, call, request) =>
+                callAsTask(client, { name: tool, arguments: args, _meta: meta(request) }, call, request),
+            }
+          : {
+              mcp: (client, call, request) =>
+                client.callTool({ name: tool, arguments: args, _meta: meta(request) }, undefined, call),
+            };
+    return this.run(connection, name, options, work, secrets, slot, (result) =>
+      this.outcome(result, connection.config.name, tool, secrets),
+    );
   }
 
   /** A tool's result as the caller reads it: text within the budget, redacted; images and files. */
@@ -169,22 +170,27 @@ export class Requests {
     return result.completion.values.slice(0, 100).map((value) => this.redactor.redact(value, secrets));
   }
 
-  private run<T>(
+  private run<T, R = T>(
     connection: Connection,
     what: string,
     options: CallToolOptions,
     work: RequestWork<T>,
     secrets: string[],
     slot = connection.config.name,
-  ): Promise<T> {
-    return runRequest(connection, what, options, work, this.host, secrets, slot);
+    finish?: (result: T) => R,
+  ): Promise<R> {
+    return runRequest(connection, what, options, work, this.host, secrets, slot, finish);
   }
 }
 
 /**
- * The params' `_meta` of a request: its progress token, and the trace context when traced. The token
- * goes as a string: the SDK reads a token as string-or-integer, trying string first, and a number
- * costs the server a failed string check on every request (the server's notifications send it back as
- * given; the connection finds the request by its number).
+ * The params' `_meta` of a request: its progress token when the caller listens for progress, and the
+ * trace context when traced; nothing at all otherwise. The token is sent only to a listener, as the
+ * SDK's own `onprogress` does: parsing a `_meta` costs the server's SDK several microseconds a request
+ * (its schemas check the object again at each step), a tenth of a small call's whole cost. The chat
+ * loop always listens (progress shows in Slack and restarts the deadline). The token goes as a
+ * string: the SDK reads a token as string-or-integer, trying string first (the server's notifications
+ * send it back as given; the connection finds the request by its number).
  */
-const meta = (request: InFlightRequest) => withTraceContext({ progressToken: String(request.token) });
+const meta = (request: InFlightRequest) =>
+  request.onProgress ? withTraceContext({ progressToken: String(request.token) }) : traceContext();
