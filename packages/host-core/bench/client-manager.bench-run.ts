@@ -20,7 +20,7 @@ function rssMiB(pid: number): number {
 // The built package, as an app runs it: loaded by Node itself like the bare SDK beside it (the bench
 // config externalizes dist/), not through vitest's module transform. Typed by the sources it is built
 // from; `pnpm bench` builds first. A path in a variable, so type-checking a fresh clone needs no build.
-const built = new URL('../dist/mcp/client-manager.js', import.meta.url).href;
+const built = new URL('../dist/index.js', import.meta.url).href;
 const { McpClientManager } = (await import(built)) as typeof import('../src/mcp/client-manager.js');
 
 const echoEntry = (name: string) => nodeServer(name, echo);
