@@ -13,6 +13,7 @@ import {
   startAuthorizationServer,
   startPetApi,
   startProtectedServer,
+  startStatelessServer,
   startTokenServer,
   type TokenServer,
   tokenOf,
@@ -88,6 +89,67 @@ describe('servers a workspace adds', () => {
     expect(isRefusedAddress('93.184.216.34')).toBe(false);
     expect(isRefusedAddress('2606:4700::1111')).toBe(false);
   });
+
+  it('a redirect is followed within the server’s own address only; elsewhere it is refused, naming where to add it', async () => {
+    const people = await start('127.0.0.1');
+    const secret = tokenOf('team');
+    const seen: string[] = [];
+    // A server that moved: /old answers 308 to /mcp on its own address; /away 307 to another server;
+    // /found 302 (a POST would arrive as a GET); /loop to itself, for ever.
+    const moved = await startStatelessServer(
+      (mcp) => {
+        mcp.registerTool(
+          'hello',
+          { description: 'Says hello', annotations: { readOnlyHint: true } },
+          async () => ({
+            content: [{ type: 'text', text: 'hello from the new address' }],
+          }),
+        );
+      },
+      (request, response) => {
+        const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+        seen.push(
+          `${request.method} ${path} ${request.headers.authorization === `Bearer ${secret}` ? 'secret' : 'none'}`,
+        );
+        const to = {
+          '/old': [308, '/mcp'],
+          '/away': [307, remote.url],
+          '/found': [302, '/mcp'],
+          '/loop': [308, '/loop'],
+        }[path];
+        if (!to) return true;
+        response.writeHead(to[0] as number, { location: to[1] as string }).end();
+        return false;
+      },
+    );
+    try {
+      const base = new URL(moved.url).origin;
+      const input = (path: string) =>
+        ({ name: 'moved', kind: 'mcp', url: `${base}${path}`, auth: 'secret', secret }) as const;
+      expect((await people.testServer(admin, input('/old'))).tools).toEqual(['hello']);
+      // The request went on to /mcp on the same address, with its method and its header.
+      expect(seen).toContain('POST /old secret');
+      expect(seen).toContain('POST /mcp secret');
+      expect(await people.addServer(admin, input('/old'))).toEqual(['hello']);
+      const view = await people.viewFor(alice);
+      expect((await view?.callTool('mcp__moved__hello', {}))?.text).toBe('hello from the new address');
+      await people.removeServer(admin, 'moved');
+
+      seen.length = 0;
+      const away = await refusal(people.testServer(admin, input('/away')));
+      expect(away?.message).toContain(`redirect to ${remote.url}`);
+      expect(away?.message).toContain(`add it at ${remote.url} instead`);
+      // Nothing reached the other server: the header stayed home.
+      expect(remote.calls).toEqual([]);
+      const found = await refusal(people.testServer(admin, input('/found')));
+      expect(found?.message).toContain(`answered a POST with a 302 redirect to ${base}/mcp`);
+      const loop = await refusal(people.testServer(admin, input('/loop')));
+      expect(loop?.message).toMatch(/redirected more than 5 times/);
+      expect(seen.filter((line) => line.startsWith('POST /loop')).length).toBe(6);
+    } finally {
+      moved.close();
+    }
+  }, 30_000);
 
   it('the check happens again when each connection is dialled: a name that resolves to loopback is refused', async () => {
     const failure = await fetch(remote.url.replace('127.0.0.1', 'localhost'), {

@@ -76,7 +76,7 @@ export async function createTransport(
     config.personalSecret,
     Object.values(fillHeaders(config.headers, {}, context.env).headers),
   );
-  // A workspace's server: public addresses only, checked at connect time, no redirects.
+  // A workspace's server: public addresses only, checked at connect time, redirects within its origin only.
   const send = config.publicAddressesOnly ? await guardedFetch(config.publicAddressesOnly) : fetch;
   const fetchWithHeaders = (input: string | URL | Request, init?: RequestInit) => {
     const headers = new Headers(init?.headers);

@@ -155,28 +155,65 @@ async function newGuardedAgent(allow: AddressAllowlist): Promise<Agent> {
 
 /**
  * A fetch for a workspace's server: the address checked first, every connection dialled through
- * {@link guardedAgent}, and redirects refused (a redirect could lead anywhere).
+ * {@link guardedAgent}, and redirects followed only within the server's own origin (scheme, host and
+ * port), at most {@link maxRedirects}, each hop checked again. A redirect elsewhere is refused, naming
+ * where it leads (the admin adds the server there instead): it could lead anywhere, and the request's
+ * headers (a workspace secret, a person's token) must not go with it.
  */
 export async function guardedFetch(
   allow: AddressAllowlist,
 ): Promise<(input: string | URL | Request, init?: RequestInit) => Promise<Response>> {
   const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([import('undici'), guardedAgent(allow)]);
   return async (input, init) => {
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-    checkAddress(url, allow);
-    const response = await undiciFetch(url, {
-      ...(init as object),
-      dispatcher,
-      redirect: 'manual',
-    } as Parameters<typeof undiciFetch>[1]);
-    if (response.status >= 300 && response.status < 400 && response.headers.has('location')) {
+    let url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    let request = init;
+    for (let hop = 0; ; hop++) {
+      checkAddress(url, allow);
+      const response = await undiciFetch(url, {
+        ...(request as object),
+        dispatcher,
+        redirect: 'manual',
+      } as Parameters<typeof undiciFetch>[1]);
+      const location = response.status >= 300 && response.status < 400 && response.headers.get('location');
+      if (!location) return response as unknown as Response;
       await response.body?.cancel();
-      throw new RefusedAddressError(
-        `${url.host} answered with a redirect; a workspace's server must answer at the address it was added with`,
-      );
+      const next = new URL(location, url);
+      request = redirected(url, next, response.status, request, hop);
+      url = next;
     }
-    return response as unknown as Response;
   };
+}
+
+/** Redirects a workspace's server may make, one after another. */
+export const maxRedirects = 5;
+
+/** The request to send to `next` after a redirect from `from`, or why it is refused. */
+function redirected(
+  from: URL,
+  next: URL,
+  status: number,
+  request: RequestInit | undefined,
+  hop: number,
+): RequestInit | undefined {
+  const where = `${next.origin}${next.pathname}`;
+  if (next.origin !== from.origin)
+    throw new RefusedAddressError(
+      `${from.host} answered with a redirect to ${where}; a workspace's server is followed only within its own address (scheme, host and port): add it at ${where} instead`,
+    );
+  if (hop >= maxRedirects)
+    throw new RefusedAddressError(`${from.host} redirected more than ${maxRedirects} times`);
+  const method = (request?.method ?? 'GET').toUpperCase();
+  // 307 and 308 keep the method and the body; the others turn a request into a GET, which only a
+  // GET or HEAD survives (an MCP message is a POST).
+  if (status === 307 || status === 308) {
+    if (request?.body instanceof ReadableStream)
+      throw new RefusedAddressError(`${from.host} redirected a request whose body cannot be sent twice`);
+    return request;
+  }
+  if (method === 'GET' || method === 'HEAD') return request;
+  throw new RefusedAddressError(
+    `${from.host} answered a ${method} with a ${status} redirect to ${where}, which would drop its body: add the server at ${where} instead`,
+  );
 }
 
 /**
