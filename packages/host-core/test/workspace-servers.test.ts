@@ -116,6 +116,7 @@ describe('servers a workspace adds', () => {
           '/away': [307, remote.url],
           '/found': [302, '/mcp'],
           '/loop': [308, '/loop'],
+          '/bad': [308, 'http://[bad'],
         }[path];
         if (!to) return true;
         response.writeHead(to[0] as number, { location: to[1] as string }).end();
@@ -137,12 +138,17 @@ describe('servers a workspace adds', () => {
 
       seen.length = 0;
       const away = await refusal(people.testServer(admin, input('/away')));
-      expect(away?.message).toContain(`redirect to ${remote.url}`);
-      expect(away?.message).toContain(`add it at ${remote.url} instead`);
+      const elsewhere = new URL(remote.url).origin;
+      expect(away?.message).toContain(`redirect to ${elsewhere};`);
+      expect(away?.message).toContain(`add it at its new address on ${elsewhere} instead`);
       // Nothing reached the other server: the header stayed home.
       expect(remote.calls).toEqual([]);
       const found = await refusal(people.testServer(admin, input('/found')));
-      expect(found?.message).toContain(`answered a POST with a 302 redirect to ${base}/mcp`);
+      expect(found?.message).toContain('answered a POST with a 302 redirect to another path');
+      // Only the origin is named: a path may hold a key.
+      expect(found?.message).not.toContain('/mcp');
+      const bad = await refusal(people.testServer(admin, input('/bad')));
+      expect(bad?.message).toContain('a redirect to an address that cannot be read');
       const loop = await refusal(people.testServer(admin, input('/loop')));
       expect(loop?.message).toMatch(/redirected more than 5 times/);
       expect(seen.filter((line) => line.startsWith('POST /loop')).length).toBe(6);

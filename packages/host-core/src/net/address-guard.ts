@@ -174,18 +174,44 @@ export async function guardedFetch(
         dispatcher,
         redirect: 'manual',
       } as Parameters<typeof undiciFetch>[1]);
-      const location = response.status >= 300 && response.status < 400 && response.headers.get('location');
+      const location = redirects.has(response.status) && response.headers.get('location');
       if (!location) return response as unknown as Response;
       await response.body?.cancel();
-      const next = new URL(location, url);
+      const next = parsedOrUndefined(location, url);
+      if (!next)
+        throw new RefusedAddressError(
+          `${url.host} answered with a redirect to an address that cannot be read`,
+        );
       request = redirected(url, next, response.status, request, hop);
       url = next;
     }
   };
 }
 
+function parsedOrUndefined(location: string, base: URL): URL | undefined {
+  try {
+    return new URL(location, base);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Redirects a workspace's server may make, one after another. */
 export const maxRedirects = 5;
+
+/** The statuses that redirect (as fetch follows them); any other answer is the server's own. */
+const redirects = new Set([301, 302, 303, 307, 308]);
+
+/** A body fetch can send again as it is: not a stream, which the first request consumed. */
+const replayable = (body: RequestInit['body']) =>
+  body === undefined ||
+  body === null ||
+  typeof body === 'string' ||
+  body instanceof URLSearchParams ||
+  body instanceof Blob ||
+  body instanceof FormData ||
+  body instanceof ArrayBuffer ||
+  ArrayBuffer.isView(body);
 
 /** The request to send to `next` after a redirect from `from`, or why it is refused. */
 function redirected(
@@ -195,10 +221,10 @@ function redirected(
   request: RequestInit | undefined,
   hop: number,
 ): RequestInit | undefined {
-  const where = `${next.origin}${next.pathname}`;
+  // Only the origin is named: a path may hold a key (many hosted servers put theirs there).
   if (next.origin !== from.origin)
     throw new RefusedAddressError(
-      `${from.host} answered with a redirect to ${where}; a workspace's server is followed only within its own address (scheme, host and port): add it at ${where} instead`,
+      `${from.host} answered with a redirect to ${next.origin}; a workspace's server is followed only within its own address (scheme, host and port): add it at its new address on ${next.origin} instead`,
     );
   if (hop >= maxRedirects)
     throw new RefusedAddressError(`${from.host} redirected more than ${maxRedirects} times`);
@@ -206,13 +232,13 @@ function redirected(
   // 307 and 308 keep the method and the body; the others turn a request into a GET, which only a
   // GET or HEAD survives (an MCP message is a POST).
   if (status === 307 || status === 308) {
-    if (request?.body instanceof ReadableStream)
+    if (!replayable(request?.body))
       throw new RefusedAddressError(`${from.host} redirected a request whose body cannot be sent twice`);
     return request;
   }
   if (method === 'GET' || method === 'HEAD') return request;
   throw new RefusedAddressError(
-    `${from.host} answered a ${method} with a ${status} redirect to ${where}, which would drop its body: add the server at ${where} instead`,
+    `${from.host} answered a ${method} with a ${status} redirect to another path, which would drop its body: add the server at its new address instead`,
   );
 }
 
