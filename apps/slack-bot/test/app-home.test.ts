@@ -154,10 +154,19 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
     const home = await waitFor(() => published(running, 'U_ADMIN'));
     expect(home).toContain('*crm* (http)');
     expect(home).toContain(adminActions.removeServer);
+    // No connection is open until a question uses it: App Home says so, with the tools its Test found
+    // (it said "connected, 1 tool" before any connection was made).
+    expect(home).toContain('not open now (opens when a question uses it), 1 tool at its last Test');
 
     const asked = await mentionBot(running, 'C0ADD', 'crmで私は誰？');
     await answered(running, 'C0ADD', asked.ts);
     expect(toolsOffered(running)).toContain('mcp__crm__whoami');
+    // Now it is open, and App Home shows how it stands.
+    const before = running.slack.callsOf('views.publish').length;
+    await openHome(running, 'U_ADMIN');
+    const reopened = await waitFor(() => published(running, 'U_ADMIN', before));
+    expect(reopened).toContain('connected, 1 tool');
+    expect(reopened).not.toContain('not open now');
     const elsewhere = await running.slack.mention('C0ELSE', '天気は？', { user: 'U_OTHER' });
     await answered(running, 'C0ELSE', elsewhere.ts);
     expect(toolsOffered(running)).not.toContain('mcp__crm__whoami');

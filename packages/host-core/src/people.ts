@@ -116,7 +116,7 @@ export class People {
       enabled: policies.enabled.get(server.name) ?? server.enabledByDefault,
     }));
     const own = added.map((spec) => ({
-      ...statusOfSpec(spec),
+      ...this.live(statusOfSpec(spec), person.workspace),
       enabled: policies.enabled.get(spec.name) ?? true,
       added: { by: spec.addedBy, at: spec.addedAt, kind: spec.kind, url: spec.url, auth: spec.auth },
     }));
@@ -130,6 +130,20 @@ export class People {
         ...(choice ? { approvalChoice: choice } : {}),
       };
     });
+  }
+
+  /** A workspace's own shared server as its connection stands now; as its Test found it when none is open. */
+  private live(server: ServerStatus, workspace: string): ServerStatus {
+    const now =
+      server.state === 'idle' ? this.host?.workspaceServerStatus(workspace, server.name) : undefined;
+    if (!now) return server;
+    const { reason: _, ...rest } = server;
+    return {
+      ...rest,
+      state: now.state,
+      toolCount: now.toolCount,
+      ...(now.reason ? { reason: now.reason } : {}),
+    };
   }
 
   /** A configured server that takes a person's own credential, or why it cannot. */

@@ -29,7 +29,8 @@ export function statusOfSpec(spec: WorkspaceServerSpec): ServerStatus {
   return {
     name: spec.name,
     transport: spec.kind === 'openapi' ? 'openapi' : 'http',
-    state: personal ? 'per_user' : 'connected',
+    // Its shared connection opens on the turn that uses it: `People.servers` tells how it stands now.
+    state: personal ? 'per_user' : 'idle',
     toolCount: spec.tools?.length ?? 0,
     approval: spec.approval ?? 'writes',
     personalCredential: personal,

@@ -2,6 +2,7 @@ import type { UsageLimits, UsageTotals, WorkspaceServer } from '@ai-assistant/ho
 import type { AuditRow } from '@ai-assistant/store';
 import { escapeSlackText } from '../format/slack-text.js';
 import { auditLine } from './audit.js';
+import { serverStateText } from './server-state.js';
 import { adminBlocks, approvalSelect, removeButton } from './workspace-admin.js';
 
 /** Action ids of the App Home's buttons (each value is a server name). */
@@ -36,12 +37,7 @@ const button = (text: string, actionId: string, value: string, style?: 'primary'
 /** One server: its state and tools, whether the person is connected, and the buttons they may press. */
 function serverBlocks(server: WorkspaceServer, admin: boolean): Block[] {
   const name = escapeSlackText(server.name);
-  const state =
-    server.state === 'per_user'
-      ? server.oauth
-        ? 'each person signs in with OAuth'
-        : 'opens with each person’s token'
-      : `${server.state}, ${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`;
+  const state = serverStateText(server);
   const yours = server.personalCredential
     ? server.connected
       ? `you: connected${server.oauth ? ' with OAuth' : ''} ✓${server.connectedSince ? ` since ${server.connectedSince.toISOString().slice(0, 10)}` : ''}`

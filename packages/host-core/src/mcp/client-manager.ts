@@ -11,11 +11,10 @@ import {
   type LocalConnection,
   type McpConnection,
   newConnection,
-  shutDown,
   startConnection,
 } from './connection.js';
 import { toolNotFound } from './errors.js';
-import { managerParts } from './manager-parts.js';
+import { closeAll, managerParts } from './manager-parts.js';
 import type {
   AutoContextTool,
   CallToolOptions,
@@ -234,6 +233,12 @@ export class McpClientManager {
     this.pool.forgetWorkspace(workspace, server);
   }
 
+  /** A workspace's own server's shared connection as it stands now; undefined when it is not open. */
+  workspaceServerStatus(workspace: string, server: string): ServerStatus | undefined {
+    const connection = this.pool.find({ workspace, user: '' }, server);
+    return connection && statusOf(connection, this.redactor);
+  }
+
   /** Closes per-person connections idle for longer than the pool's `idleMs` now (also run on a timer). */
   closeIdleConnections(): void {
     this.pool.sweep();
@@ -258,16 +263,7 @@ export class McpClientManager {
 
   /** Ends every connection and child process (with descendants) within about 5 s. Safe to call twice. */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      const retries = this.supervisor.close();
-      await Promise.all([
-        ...[...this.connections.values()].map((connection) => shutDown(connection, 'closed by the host')),
-        this.pool.close(),
-      ]);
-      // A reconnection under way when the close began ends here too.
-      await retries;
-      this.index.clear();
-    })();
+    this.closing ??= closeAll(this.supervisor, this.connections.values(), this.pool, this.index);
     return this.closing;
   }
 

@@ -1,12 +1,13 @@
 import { silentLogger } from '../logger.js';
 import { OAuthService } from '../oauth/oauth-service.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
-import type { ConnectionContext, McpConnection } from './connection.js';
+import { type Connection, type ConnectionContext, type McpConnection, shutDown } from './connection.js';
 import { defaultResultBudget } from './format-tool-result.js';
 import type { McpClientManagerOptions } from './manager-types.js';
 import { PersonalPool } from './personal-pool.js';
 import { Requests } from './requests.js';
 import { defaultRestartPolicy, Supervisor } from './supervisor.js';
+import type { ToolIndex } from './tool-index.js';
 
 /** What the manager's parts call back into it for. */
 export interface ManagerHooks {
@@ -56,4 +57,21 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
     options.personalPool,
   );
   return { redactor, logger, oauth, context, supervisor, requests, pool };
+}
+
+/** Ends the manager: the supervisor's retries, every connection, the pool, then the index. */
+export async function closeAll(
+  supervisor: Supervisor,
+  connections: Iterable<Connection>,
+  pool: PersonalPool,
+  index: ToolIndex,
+): Promise<void> {
+  const retries = supervisor.close();
+  await Promise.all([
+    ...[...connections].map((connection) => shutDown(connection, 'closed by the host')),
+    pool.close(),
+  ]);
+  // A reconnection under way when the close began ends here too.
+  await retries;
+  index.clear();
 }

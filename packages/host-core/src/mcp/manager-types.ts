@@ -44,8 +44,10 @@ export interface McpClientManagerOptions {
   oauth?: Omit<OAuthOptions, 'redactor' | 'logger' | 'now'>;
 }
 
-/** Where a server stands. */
-/** Where a server stands; `per_user`: no shared connection, each person's opens on their first use. */
+/**
+ * Where a server stands. `per_user`: no shared connection, each person's opens on their first use.
+ * `idle`: a workspace's own server with no connection open now; it opens on the next turn that uses it.
+ */
 export type ServerState =
   | 'connecting'
   | 'connected'
@@ -53,7 +55,8 @@ export type ServerState =
   | 'failed'
   | 'disabled'
   | 'closed'
-  | 'per_user';
+  | 'per_user'
+  | 'idle';
 
 /** One server's status, for logs, /healthz and `/servers`. */
 export interface ServerStatus {

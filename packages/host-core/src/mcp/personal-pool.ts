@@ -90,6 +90,11 @@ export class PersonalPool {
     this.sweeper.unref();
   }
 
+  /** The person's connection to `server` if it is open (or opening), without opening it. */
+  find(person: PersonKey, server: string): Connection | undefined {
+    return this.entries.get(keyOf(person, server))?.connection;
+  }
+
   /** How many connections are open or opening. */
   get size(): number {
     return this.entries.size;

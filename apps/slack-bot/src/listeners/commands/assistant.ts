@@ -17,6 +17,7 @@ import { auditFilter, auditLine } from '../../slack/audit.js';
 import type { TurnPlace } from '../../slack/conversation-source.js';
 import { connectLinkMessage } from '../../slack/oauth-connect.js';
 import { connectModal, connectProblemText, personOf } from '../../slack/people.js';
+import { serverStateText } from '../../slack/server-state.js';
 import { botOf } from '../../slack/thread-history.js';
 
 /** What the /assistant command needs. */
@@ -51,12 +52,7 @@ function describeServer(server: WorkspaceServer): string {
   const policy = Array.isArray(server.approval)
     ? `asks before ${server.approval.map((tool) => `\`${tool}\``).join(', ')}`
     : (policyWords[server.approval] ?? server.approval);
-  const state =
-    server.state === 'per_user'
-      ? server.oauth
-        ? 'each person signs in with OAuth'
-        : 'opens with each person’s token'
-      : `${server.state}, ${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`;
+  const state = serverStateText(server);
   const since = server.connectedSince ? ` since ${server.connectedSince.toISOString().slice(0, 10)}` : '';
   const how = server.oauth ? ' with OAuth' : '';
   const yours = server.personalCredential

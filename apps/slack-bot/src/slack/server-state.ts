@@ -1,0 +1,15 @@
+import type { WorkspaceServer } from '@ai-assistant/host-core';
+
+/**
+ * A server's state in words, as App Home and `/assistant servers` show it. A workspace's own server
+ * says how its shared connection stands now: open (connected, restarting, failed) or not open, when
+ * its tool count is the one its Test found.
+ */
+export function serverStateText(server: WorkspaceServer): string {
+  if (server.state === 'per_user')
+    return server.oauth ? 'each person signs in with OAuth' : 'opens with each person’s token';
+  const tools = `${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`;
+  if (server.state === 'idle')
+    return `not open now (opens when a question uses it), ${tools} at its last Test`;
+  return `${server.state}, ${tools}`;
+}
