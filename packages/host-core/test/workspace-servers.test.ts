@@ -20,7 +20,7 @@ import {
 } from '@ai-assistant/test-kit';
 import { fetch } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AddressAllowlist, guardedAgent, isRefusedAddress } from '../src/net/address-guard.js';
+import { AddressAllowlist, guardedAgent, guardedFetch, isRefusedAddress } from '../src/net/address-guard.js';
 import { oauthStoreOver } from '../src/oauth/oauth-store.js';
 import { People } from '../src/people.js';
 import { WorkspaceServerError } from '../src/workspace-servers.js';
@@ -149,6 +149,22 @@ describe('servers a workspace adds', () => {
       expect(found?.message).not.toContain('/mcp');
       const bad = await refusal(people.testServer(admin, input('/bad')));
       expect(bad?.message).toContain('a redirect to an address that cannot be read');
+      // A Request given to the guarded fetch keeps its method, header and body through the redirect.
+      seen.length = 0;
+      const send = await guardedFetch(new AddressAllowlist(['127.0.0.1']));
+      const listed = await send(
+        new Request(`${base}/old`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${secret}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        }),
+      );
+      expect(seen).toEqual(['POST /old secret', 'POST /mcp secret']);
+      expect(await listed.text()).toContain('hello');
       const loop = await refusal(people.testServer(admin, input('/loop')));
       expect(loop?.message).toMatch(/redirected more than 5 times/);
       expect(seen.filter((line) => line.startsWith('POST /loop')).length).toBe(6);

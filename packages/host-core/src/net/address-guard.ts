@@ -165,8 +165,10 @@ export async function guardedFetch(
 ): Promise<(input: string | URL | Request, init?: RequestInit) => Promise<Response>> {
   const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([import('undici'), guardedAgent(allow)]);
   return async (input, init) => {
-    let url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-    let request = init;
+    const plain = typeof input === 'string' || input instanceof URL;
+    let url = new URL(plain ? input : input.url);
+    // A Request keeps its method, headers and body (read once, so a redirect can send it again).
+    let request = plain ? init : await fromRequest(input, init);
     for (let hop = 0; ; hop++) {
       checkAddress(url, allow);
       const response = await undiciFetch(url, {
@@ -185,6 +187,17 @@ export async function guardedFetch(
       request = redirected(url, next, response.status, request, hop);
       url = next;
     }
+  };
+}
+
+async function fromRequest(input: Request, init: RequestInit | undefined): Promise<RequestInit> {
+  const body = input.method === 'GET' || input.method === 'HEAD' ? undefined : await input.arrayBuffer();
+  return {
+    method: input.method,
+    headers: input.headers,
+    signal: input.signal,
+    ...(body ? { body } : {}),
+    ...init,
   };
 }
 
