@@ -157,8 +157,8 @@ async function newGuardedAgent(allow: AddressAllowlist): Promise<Agent> {
  * A fetch for a workspace's server: the address checked first, every connection dialled through
  * {@link guardedAgent}, and redirects followed only within the server's own origin (scheme, host and
  * port), at most {@link maxRedirects}, each hop checked again. A redirect elsewhere is refused, naming
- * where it leads (the admin adds the server there instead): it could lead anywhere, and the request's
- * headers (a workspace secret, a person's token) must not go with it.
+ * the origin it leads to (the admin adds the server there instead): it could lead anywhere, and the
+ * request's headers (a workspace secret, a person's token) must not go with it.
  */
 export async function guardedFetch(
   allow: AddressAllowlist,
@@ -190,6 +190,7 @@ export async function guardedFetch(
   };
 }
 
+/** A Request as fetch options (its body read once); `init` wins where both say something. */
 async function fromRequest(input: Request, init: RequestInit | undefined): Promise<RequestInit> {
   const body = input.method === 'GET' || input.method === 'HEAD' ? undefined : await input.arrayBuffer();
   return {
@@ -201,6 +202,7 @@ async function fromRequest(input: Request, init: RequestInit | undefined): Promi
   };
 }
 
+/** A redirect's `Location` read against the address that sent it; undefined when it cannot be read. */
 function parsedOrUndefined(location: string, base: URL): URL | undefined {
   try {
     return new URL(location, base);
