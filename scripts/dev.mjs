@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildAll } from './lib/build.mjs';
+import { watchLaunchers } from './lib/launcher-watch.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const settleMs = Number(process.env.DEV_SETTLE_MS || 500);
@@ -135,6 +136,8 @@ process.on('SIGINT', () => {
   if (!app || app.exitCode !== null || app.signalCode !== null) void stop(0);
 });
 process.on('SIGTERM', () => void stop(0));
+// A signal to the npx or pnpm above dev never reaches it (see lib/launcher-watch.mjs): their end stops dev.
+watchLaunchers(() => void stop(0));
 // With the bot in a terminal, Ctrl-C is read as a key rather than sent as SIGINT to every process of
 // the terminal: pnpm's own shell would die of that SIGINT and report "ELIFECYCLE Command failed" while
 // the bot was still shutting down. Ctrl-C (or Ctrl-D) stops the bot (SIGTERM: answers finish, servers

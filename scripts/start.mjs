@@ -5,6 +5,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildAll } from './lib/build.mjs';
+import { watchLaunchers } from './lib/launcher-watch.mjs';
 
 const args = process.argv.slice(2);
 // `pnpm dev` has built everything already and keeps it built.
@@ -26,6 +27,10 @@ const { loadDotEnv } = await import('../packages/host-core/dist/index.js');
 loadDotEnv();
 // config/mcp_servers.json ships the weather server: the apps use it unless MCP_ENABLED says otherwise.
 if (!process.env.MCP_ENABLED?.trim()) process.env.MCP_ENABLED = 'true';
+
+// A signal to the npx or pnpm that started this script never reaches it (lib/launcher-watch.mjs): when
+// one of them ends, the app gets the SIGTERM it missed and stops as it does on a signal, servers and all.
+watchLaunchers(() => process.kill(process.pid, 'SIGTERM'));
 
 if (!chatOnly && (process.env.SLACK_BOT_TOKEN || process.env.SLACK_CLIENT_ID)) {
   // In a terminal, Ctrl-C is read as a key and handed to the bot as SIGINT: sent by the terminal it
