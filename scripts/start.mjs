@@ -2,12 +2,32 @@
 // `pnpm start`: the Slack bot when SLACK_BOT_TOKEN (or SLACK_CLIENT_ID, for OAuth) is set, otherwise
 // the terminal chat.
 // `pnpm chat [--once "question"]`: the terminal chat.
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildAll } from './lib/build.mjs';
 import { watchLaunchers } from './lib/launcher-watch.mjs';
 
 const args = process.argv.slice(2);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+if (args.includes('--help') || args.includes('-h')) {
+  // The variables are .env.example's, with its comments: one list, kept true by test/environment-docs.test.ts.
+  const example = readFileSync(join(root, '.env.example'), 'utf8')
+    .split('\n')
+    .filter((line) => !line.startsWith('# Copy to .env'))
+    .map((line) => line.replace(/^# ?/, '  ').replace(/^([A-Z][A-Z0-9_]*)=/, '  $1='))
+    .join('\n');
+  process.stdout.write(`pnpm start            the Slack bot when SLACK_BOT_TOKEN (or SLACK_CLIENT_ID) is set, else the terminal chat
+pnpm chat [--once "question"] [--yes]
+                      the terminal chat (inside it, /help lists its commands)
+pnpm check-config     checks config/mcp_servers.json (and .local.json), starts each server once, lists its tools
+
+Environment (also read from .env; set in the shell wins):
+${example}
+`);
+  process.exit(0);
+}
 // `pnpm dev` has built everything already and keeps it built.
 const skipBuild = args[0] === '--no-build';
 if (skipBuild) args.shift();
@@ -16,7 +36,6 @@ if (chatOnly) args.shift();
 
 // Build every workspace first, so a server just added or edited under mcp_servers/ is current (turbo's
 // cache keeps the unchanged ones instant); progress on stderr, turbo's output only when the build fails.
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (!skipBuild && !(await buildAll(root))) {
   process.stderr.write('The build failed; see above.\n');
   process.exit(1);

@@ -89,7 +89,6 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number | undefine
   }
 }
 
-/** Reads and checks the Slack app's configuration. */
 /** The OAuth settings: all three variables or none. */
 function readOAuth(env: NodeJS.ProcessEnv): OAuthConfig | undefined {
   const names = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
@@ -115,6 +114,7 @@ function readOAuth(env: NodeJS.ProcessEnv): OAuthConfig | undefined {
   };
 }
 
+/** Reads and checks the Slack app's configuration. */
 export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
   const oauth = readOAuth(env);
   const botToken = env.SLACK_BOT_TOKEN?.trim() || undefined;
