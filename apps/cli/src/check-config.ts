@@ -2,6 +2,7 @@ import {
   isMcpEnabled,
   loadMcpConfig,
   McpConfigError,
+  mcpConfigLabel,
   mcpConfigPath,
   type People,
   type ServerStatus,
@@ -44,7 +45,7 @@ export async function checkConfig(env: NodeJS.ProcessEnv, write: (text: string) 
       return 1;
     }
     write(
-      `${path}: valid, ${servers.length} server${servers.length === 1 ? '' : 's'}. Starting each once…\n`,
+      `${mcpConfigLabel(path)}: valid, ${servers.length} server${servers.length === 1 ? '' : 's'}. Starting each once…\n`,
     );
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;

@@ -111,6 +111,16 @@ describe('terminal chat with the real weather server', () => {
       expect(failed.code).toBe(1);
       expect(failed.stdout).toMatch(/✗ gone \(stdio\): did not start — .*no-such-binary/);
       expect(failed.stdout).toContain('1 server failed to start');
+      // With a local overlay beside it, the report names both files.
+      writeFileSync(
+        resolve(folder, 'failing.local.json'),
+        JSON.stringify({ mcpServers: { gone: { disabled: true } } }),
+      );
+      const overlaid = await run(['--check-config'], { ...noModel, MCP_SERVERS_CONFIG: failing });
+      expect(overlaid.stdout).toContain(
+        `${failing} (with ${resolve(folder, 'failing.local.json')}): valid, 1 server.`,
+      );
+      expect(overlaid.code).toBe(0);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -18,6 +18,7 @@ export {
   isMcpEnabled,
   loadMcpConfig,
   McpConfigError,
+  mcpConfigLabel,
   mcpConfigPath,
   type OAuthSettings,
   type OpenApiServerConfig,

@@ -37,6 +37,7 @@ function buildServerSchema() {
     allowed_tools: z.array(z.string()).optional(),
     timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
     max_timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
+    startup_timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
     max_response_bytes: z.number().int().positive().optional(),
     status_message: z.string().min(1).max(200).optional(),
     restart: z.enum(['on-failure', 'never']).optional(),
@@ -116,6 +117,7 @@ export const expectations: Record<string, string> = {
   allowed_tools: 'an array of tool names (strings)',
   timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs} (about 24.8 days)`,
   max_timeout_ms: `a positive whole number of milliseconds, at least timeout_ms and at most ${maxTimeoutMs}`,
+  startup_timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs}`,
   max_response_bytes: 'a positive whole number of bytes',
   roots: 'an array of folders (relative to the config file) or file:// URIs the server may work in',
   log_level:
@@ -152,6 +154,7 @@ const fieldAliases: Record<string, string> = {
   allowedTools: 'allowed_tools',
   timeoutMs: 'timeout_ms',
   maxTimeoutMs: 'max_timeout_ms',
+  startupTimeoutMs: 'startup_timeout_ms',
   systemInstruction: 'system_instruction',
   responseInstruction: 'response_instruction',
   autoContextTool: 'auto_context_tool',

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fillHeaders } from '../mcp/header-templates.js';
-import { isMcpEnabled, loadMcpConfig, McpConfigError, mcpConfigPath, parseMcpConfig } from './mcp-config.js';
+import {
+  isMcpEnabled,
+  loadMcpConfig,
+  McpConfigError,
+  mcpConfigLabel,
+  mcpConfigPath,
+  parseMcpConfig,
+} from './mcp-config.js';
 
 const file = 'config/mcp_servers.json';
 const parse = (servers: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
@@ -214,6 +221,48 @@ describe('MCP server configuration', () => {
       await expect(loadMcpConfig(join(folder, 'mcp_servers.json'), {})).rejects.toThrow(
         /mcp_servers\.json \(with .*mcp_servers\.local\.json\): mcpServers\.kb\.disbaled: unknown field; did you mean "disabled"\?/,
       );
+      expect(mcpConfigLabel(join(folder, 'mcp_servers.json'))).toBe(
+        `${join(folder, 'mcp_servers.json')} (with ${join(folder, 'mcp_servers.local.json')})`,
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('the local file merges maps key by key at every depth: one env variable added keeps the shipped ones; null removes', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'config-'));
+    try {
+      writeFileSync(
+        join(folder, 'mcp_servers.json'),
+        JSON.stringify({
+          mcpServers: {
+            web: {
+              command: 'node',
+              args: ['web.js', '--quiet'],
+              disabled: true,
+              env: { WEB_SEARCH_BACKEND: 'duckduckgo', WEB_LANGUAGE: 'ja' },
+            },
+          },
+        }),
+      );
+      writeFileSync(
+        join(folder, 'mcp_servers.local.json'),
+        JSON.stringify({
+          mcpServers: {
+            web: {
+              disabled: false,
+              args: ['web.js'],
+              env: { WEB_ALLOW_HOSTS: '127.0.0.1', WEB_LANGUAGE: null },
+            },
+          },
+        }),
+      );
+      const [web] = (await loadMcpConfig(join(folder, 'mcp_servers.json'), {})) ?? [];
+      expect(web).toMatchObject({ disabled: false, args: ['web.js'] });
+      expect((web as { env?: Record<string, string> }).env).toEqual({
+        WEB_SEARCH_BACKEND: 'duckduckgo',
+        WEB_ALLOW_HOSTS: '127.0.0.1',
+      });
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

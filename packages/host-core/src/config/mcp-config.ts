@@ -62,6 +62,18 @@ export function mcpConfigPath(env: NodeJS.ProcessEnv = process.env, cwd = proces
   return resolve(cwd, env.MCP_SERVERS_CONFIG || 'config/mcp_servers.json');
 }
 
+/** The git-ignored overlay beside a config file (`mcp_servers.local.json`), when it exists. */
+function localConfigPath(path: string): string | undefined {
+  const localPath = path.replace(/(\.json)?$/, '.local.json');
+  return localPath !== path && existsSync(localPath) ? localPath : undefined;
+}
+
+/** How messages name the config: the file, and the local overlay merged over it when there is one. */
+export function mcpConfigLabel(path: string): string {
+  const localPath = localConfigPath(path);
+  return localPath ? `${path} (with ${localPath})` : path;
+}
+
 /**
  * Reads and validates an `mcpServers` file (Claude Desktop's format plus our fields). Returns
  * `undefined` when the file does not exist (MCP off). Throws {@link McpConfigError} naming the
@@ -80,10 +92,10 @@ export async function loadMcpConfig(
       `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
     );
   }
-  const localPath = path.replace(/(\.json)?$/, '.local.json');
-  if (localPath === path || !existsSync(localPath)) return parseMcpConfig(text, path, env);
-  // A git-ignored overlay beside the file: its entries are merged over the shipped ones, field by field.
-  const label = `${path} (with ${localPath})`;
+  const localPath = localConfigPath(path);
+  if (!localPath) return parseMcpConfig(text, path, env);
+  // A git-ignored overlay beside the file: its entries are merged over the shipped ones (see `overlay`).
+  const label = mcpConfigLabel(path);
   const [shipped, local] = [
     [text, path],
     [await readFile(localPath, 'utf8'), localPath],
@@ -96,18 +108,29 @@ export async function loadMcpConfig(
       throw new McpConfigError(`${where}: is not valid JSON (${(error as Error).message})`);
     }
   }) as Array<{ mcpServers?: Record<string, unknown> }>;
-  const merged: Record<string, unknown> = { ...shipped?.mcpServers };
-  for (const [name, entry] of Object.entries(local?.mcpServers ?? {})) {
-    const base = merged[name];
-    merged[name] =
-      base && typeof base === 'object' && entry && typeof entry === 'object' ? { ...base, ...entry } : entry;
-  }
   return parseMcpConfig(
-    JSON.stringify({ ...shipped, mcpServers: merged }),
+    JSON.stringify({ ...shipped, mcpServers: overlay(shipped?.mcpServers ?? {}, local?.mcpServers ?? {}) }),
     label,
     env,
     dirname(resolve(path)),
   );
+}
+
+const isMap = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The local file over the shipped one: maps (the server list, an entry, its `env`, `headers`, `oauth`…) merge
+ * key by key at every depth; a list or a plain value replaces the shipped one; `null` removes the key.
+ */
+function overlay(shipped: Record<string, unknown>, local: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...shipped };
+  for (const [key, value] of Object.entries(local)) {
+    const base = merged[key];
+    if (value === null) delete merged[key];
+    else merged[key] = isMap(base) && isMap(value) ? overlay(base, value) : value;
+  }
+  return merged;
 }
 
 /** Validates the text of an `mcpServers` file; see {@link loadMcpConfig}. */
@@ -179,6 +202,7 @@ export function parseMcpConfig(
       responseInstruction: entry.response_instruction,
       autoContextTool: entry.auto_context_tool,
       ...(entry.max_response_bytes ? { maxResponseBytes: entry.max_response_bytes } : {}),
+      ...(entry.startup_timeout_ms ? { startupTimeoutMs: entry.startup_timeout_ms } : {}),
       ...(entry.status_message ? { statusMessage: entry.status_message } : {}),
       ...(entry.restart ? { restart: entry.restart } : {}),
       ...(entry.approval ? { approval: entry.approval } : {}),

@@ -18,6 +18,11 @@ export interface CommonServerConfig {
    * (`max_timeout_ms`; default 10 minutes, never less than `timeoutMs`).
    */
   maxTimeoutMs?: number;
+  /**
+   * How long the server has to answer `initialize` and its first lists when it starts (`startup_timeout_ms`;
+   * default the manager's `connectTimeoutMs`, 10 s): a server `npx` downloads on its first start needs more.
+   */
+  startupTimeoutMs?: number;
   /** The folders the server may work in (`roots/list`), as file:// URIs; default none. */
   roots?: Array<{ uri: string; name: string }>;
   /** The level asked of the server with `logging/setLevel` at connect (its log then reaches the host's). */

@@ -165,10 +165,26 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
   return client;
 }
 
+/** Package runners download a server on its first start, which often takes longer than the limit. */
+const packageRunner = /^(npx|pnpx|bunx|uvx|pipx|pnpm|yarn|npm)$/;
+
+/** For a stdio server started through a package runner: why its first start may time out, and what to do. */
+function downloadHint(config: McpConnection['config'], limitMs: number): string {
+  if (config.transport !== 'stdio') return '';
+  const runner =
+    config.command
+      .split(/[\\/]/)
+      .pop()
+      ?.replace(/\.(cmd|exe)$/, '') ?? '';
+  if (!packageRunner.test(runner)) return '';
+  return `; ${runner} may still be downloading the server on its first start: run "${[config.command, ...(config.args ?? [])].join(' ')}" once by hand to download it (it then waits for input: Ctrl-C), or give the entry "startup_timeout_ms" above ${limitMs}`;
+}
+
 async function openMcp(connection: McpConnection, context: ConnectionContext): Promise<void> {
   const config = connection.config;
   const name = config.name;
   const started = Date.now();
+  const startupTimeoutMs = config.startupTimeoutMs ?? context.connectTimeoutMs;
   try {
     if (config.transport === 'stdio') {
       // A mistyped path fails here with the folder it was resolved against, not as "exit code 1".
@@ -201,8 +217,8 @@ async function openMcp(connection: McpConnection, context: ConnectionContext): P
         if (config.logLevel && client.getServerCapabilities()?.logging)
           await client.setLoggingLevel(config.logLevel);
       })(),
-      context.connectTimeoutMs,
-      `no answer to initialize/tools/list within ${context.connectTimeoutMs} ms`,
+      startupTimeoutMs,
+      `no answer to initialize/tools/list within ${startupTimeoutMs} ms${downloadHint(config, startupTimeoutMs)}`,
     );
     if (connection.pid)
       for (const pid of await descendantsOf(connection.pid)) connection.descendants.add(pid);
