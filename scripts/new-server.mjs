@@ -171,11 +171,42 @@ for (const [path, text] of Object.entries(files)) {
 chmodSync(join(folder, 'bin', `${command}.js`), 0o755);
 copyFileSync(join(root, 'LICENSE'), join(folder, 'LICENSE'));
 
+/**
+ * The config's text with one more entry at the end of `mcpServers`: the rest of the file stays as it was
+ * written, byte for byte (a JSON round trip would reformat every other entry).
+ */
+function withEntry(text, entryName, value) {
+  const servers = JSON.parse(text).mcpServers;
+  if (!servers || typeof servers !== 'object') throw new Error(`${configPath}: no "mcpServers" object`);
+  // The closing brace of the mcpServers object: scan from its key, skipping strings.
+  const start = text.indexOf('{', text.indexOf('"mcpServers"'));
+  let depth = 0;
+  let inString = false;
+  let end = -1;
+  for (let index = start; index < text.length && end < 0; index++) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{') depth++;
+    else if (char === '}' && --depth === 0) end = index;
+  }
+  const before = text.slice(0, end).trimEnd();
+  // One field a line, each value on its line, as the shipped entries are written.
+  const fields = Object.entries(value).map(
+    ([key, field]) => `      ${JSON.stringify(key)}: ${JSON.stringify(field)}`,
+  );
+  const body = `{\n${fields.join(',\n')}\n    }`;
+  const separator = Object.keys(servers).length > 0 ? ',' : '';
+  return `${before}${separator}\n    ${JSON.stringify(entryName)}: ${body}\n  ${text.slice(end)}`;
+}
+
 // The shipped config gets a disabled entry, so the server is one switch away.
 const configPath = join(root, 'config', 'mcp_servers.json');
-const config = JSON.parse(readFileSync(configPath, 'utf8'));
-config.mcpServers[name] = { command: 'node', args: [`../mcp_servers/${name}/dist/index.js`], disabled: true };
-writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
+const configText = readFileSync(configPath, 'utf8');
+const entry = { command: 'node', args: [`../mcp_servers/${name}/dist/index.js`], disabled: true };
+writeFileSync(configPath, withEntry(configText, name, entry));
 
 // Written the way the repository's formatter writes it, so `pnpm lint` passes as it is.
 const biome = join(root, 'node_modules', '.bin', 'biome');

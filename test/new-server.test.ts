@@ -71,6 +71,11 @@ describe('pnpm new-server', () => {
       args: ['../mcp_servers/team-wiki/dist/index.js'],
       disabled: true,
     });
+    // Only the new entry is added: every other entry keeps its text (a JSON round trip rewrote them).
+    const written = readFileSync(join(copy, 'config', 'mcp_servers.json'), 'utf8');
+    expect(written.replace(/,\n {4}"team-wiki": \{[^}]*\}/, '')).toBe(
+      readFileSync(join(repoRoot, 'config', 'mcp_servers.json'), 'utf8'),
+    );
     // An edit to the new server is built by pnpm chat / pnpm start (every workspace, not only the
     // shipped servers): before, the old description stayed.
     const source = join(copy, 'mcp_servers', 'team-wiki', 'src', 'server.ts');
