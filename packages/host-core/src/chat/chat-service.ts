@@ -43,10 +43,12 @@ const timeMessage =
   'The time for this answer is almost up, so no more tools can be used. Answer now with the information ' +
   'gathered so far, and say briefly if something could not be looked up.';
 
+/** The seed's words first (the people asking write Japanese), then the same in English with the detail. */
 function limitMessage(limit: number): string {
   return (
-    `The tool-call limit for this answer (${limit} rounds) has been reached, so no more tools can be used. ` +
-    'Answer now with the information gathered so far, and say briefly if something could not be looked up.'
+    'ツール呼び出しの上限に達しました。現在の情報で回答してください。\n' +
+    `(The tool-call limit for this answer, ${limit} rounds, has been reached, so no more tools can be used. ` +
+    'Answer now with the information gathered so far, and say briefly if something could not be looked up.)'
   );
 }
 
