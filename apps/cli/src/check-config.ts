@@ -1,9 +1,7 @@
 import {
   isMcpEnabled,
-  loadMcpConfig,
+  loadConfiguredServers,
   McpConfigError,
-  mcpConfigLabel,
-  mcpConfigPath,
   type People,
   type ServerStatus,
   startPeople,
@@ -35,9 +33,8 @@ export async function checkConfig(env: NodeJS.ProcessEnv, write: (text: string) 
     write('MCP is off (MCP_ENABLED is not true): no servers would start.\n');
     return 0;
   }
-  const path = mcpConfigPath(env);
   try {
-    const servers = await loadMcpConfig(path, env);
+    const { path, label, servers } = await loadConfiguredServers(env);
     if (!servers) {
       write(
         `${path}: no such file, so MCP is off. Copy config/mcp_servers.json there or set MCP_SERVERS_CONFIG.\n`,
@@ -45,7 +42,7 @@ export async function checkConfig(env: NodeJS.ProcessEnv, write: (text: string) 
       return 1;
     }
     write(
-      `${mcpConfigLabel(path)}: valid, ${servers.length} server${servers.length === 1 ? '' : 's'}. Starting each once…\n`,
+      `${label}: valid, ${servers.length} server${servers.length === 1 ? '' : 's'}. Starting each once…\n`,
     );
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;

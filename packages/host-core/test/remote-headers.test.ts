@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseMcpConfig } from '../src/config/mcp-config.js';
+import { McpConfigError, parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
-import { startStatelessServer } from './helpers.js';
+import { startMcpFromEnvironment } from '../src/mcp/start-mcp.js';
+import { recordingLogger, startStatelessServer } from './helpers.js';
 
 describe('remote servers', () => {
   const seen: IncomingHttpHeaders[] = [];
@@ -91,5 +92,36 @@ describe('remote servers', () => {
     } finally {
       await manager.close();
     }
+  });
+
+  it('MCP_SERVER_URL alone turns MCP on against that server, with MCP_SERVER_HEADERS on every request and never in a log', async () => {
+    const secret = 'Bearer header-secret-0123';
+    const env = {
+      MCP_SERVER_URL: url,
+      MCP_SERVER_HEADERS: JSON.stringify({ Authorization: secret }),
+      MCP_SERVERS_CONFIG: '/nonexistent/mcp_servers.json',
+    };
+    const logger = recordingLogger();
+    const before = seen.length;
+    const manager = await startMcpFromEnvironment({ env, logger });
+    try {
+      expect(manager?.status().map((server) => [server.name, server.state])).toEqual([
+        ['remote', 'connected'],
+      ]);
+      expect((await manager?.callTool('mcp__remote__whoami', {}))?.text).toBe('auth=[REDACTED]');
+      expect(seen.slice(before).every((headers) => headers.authorization === secret)).toBe(true);
+      expect(JSON.stringify(logger.lines)).not.toContain('header-secret-0123');
+    } finally {
+      await manager?.close();
+    }
+    // MCP_ENABLED=false still wins; a malformed MCP_SERVER_HEADERS is named.
+    expect(await startMcpFromEnvironment({ env: { ...env, MCP_ENABLED: 'false' } })).toBeUndefined();
+    const broken = startMcpFromEnvironment({
+      env: { ...env, MCP_SERVER_HEADERS: 'Authorization: Bearer x' },
+    });
+    await expect(broken).rejects.toThrow(McpConfigError);
+    await expect(broken).rejects.toThrow(
+      /MCP_SERVER_HEADERS: expected a JSON object of header names and values/,
+    );
   });
 });

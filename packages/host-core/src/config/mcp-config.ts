@@ -44,7 +44,70 @@ export type {
 
 /** Whether MCP is switched on: `MCP_ENABLED` is `true`, `1` or `yes`. */
 export function isMcpEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(true|1|yes)$/i.test((env.MCP_ENABLED ?? '').trim());
+  const enabled = (env.MCP_ENABLED ?? '').trim();
+  // MCP_SERVER_URL alone turns MCP on (the one-variable setup); MCP_ENABLED=false still wins.
+  if (!enabled) return Boolean(env.MCP_SERVER_URL?.trim());
+  return /^(true|1|yes)$/i.test(enabled);
+}
+
+/** The name of the server `MCP_SERVER_URL` adds: its tools are `mcp__remote__<tool>`. */
+export const environmentServerName = 'remote';
+
+/**
+ * The one remote server of `MCP_SERVER_URL` (Streamable HTTP, or SSE for a URL ending in `/sse`), with
+ * `MCP_SERVER_HEADERS` (a JSON object of header names and values) sent on every request; undefined when
+ * the variable is unset. The header values are secrets: logs and errors never show them.
+ */
+export function environmentServer(env: NodeJS.ProcessEnv = process.env): ServerConfig | undefined {
+  const url = env.MCP_SERVER_URL?.trim();
+  if (!url) return undefined;
+  const raw = env.MCP_SERVER_HEADERS?.trim();
+  let headers: unknown = {};
+  try {
+    headers = raw ? JSON.parse(raw) : {};
+  } catch {
+    headers = undefined;
+  }
+  if (!headers || typeof headers !== 'object' || Array.isArray(headers))
+    throw new McpConfigError(
+      'MCP_SERVER_HEADERS: expected a JSON object of header names and values, e.g. {"Authorization": "Bearer …"}',
+    );
+  const entry = { url, headers, ...(/\/sse\/?$/.test(url) ? { type: 'sse' } : {}) };
+  const [server] = parseMcpConfig(
+    JSON.stringify({ mcpServers: { [environmentServerName]: entry } }),
+    'MCP_SERVER_URL',
+    env,
+  );
+  const config = server as ServerConfig;
+  config.substituted = [
+    ...(config.substituted ?? []),
+    ...Object.values(headers as Record<string, string>).filter((value) => typeof value === 'string'),
+  ];
+  return config;
+}
+
+/**
+ * Every server the environment configures: the config file's (`MCP_SERVERS_CONFIG`, with its local
+ * overlay) and `MCP_SERVER_URL`'s. `servers` is undefined when there is neither (MCP off); `label` names
+ * where they came from, for messages.
+ */
+export async function loadConfiguredServers(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
+): Promise<{ path: string; label: string; servers: ServerConfig[] | undefined }> {
+  const path = mcpConfigPath(env, cwd);
+  const fromFile = await loadMcpConfig(path, env);
+  const fromEnvironment = environmentServer(env);
+  if (!fromEnvironment) return { path, label: mcpConfigLabel(path), servers: fromFile };
+  if (fromFile?.some((server) => server.name === environmentServerName))
+    throw new McpConfigError(
+      `${mcpConfigLabel(path)}: mcpServers.${environmentServerName}: MCP_SERVER_URL adds a server named "${environmentServerName}" too; rename this entry or unset MCP_SERVER_URL`,
+    );
+  return {
+    path,
+    label: fromFile ? `${mcpConfigLabel(path)} and MCP_SERVER_URL` : 'MCP_SERVER_URL',
+    servers: [...(fromFile ?? []), fromEnvironment],
+  };
 }
 
 /** A configured root: a file:// URI as given, or a folder (relative to the config file) made one. */

@@ -1,4 +1,4 @@
-import { isMcpEnabled, loadMcpConfig, mcpConfigPath } from '../config/mcp-config.js';
+import { isMcpEnabled, loadConfiguredServers } from '../config/mcp-config.js';
 import { wholeNumber } from '../environment.js';
 import { silentLogger } from '../logger.js';
 import { McpClientManager, type McpClientManagerOptions } from './client-manager.js';
@@ -11,8 +11,8 @@ export interface StartMcpOptions extends McpClientManagerOptions {
 }
 
 /**
- * What an app does at start-up: when `MCP_ENABLED` is true and the config file exists, connect
- * every configured server and log each one's status. Returns undefined when MCP is off. A broken
+ * What an app does at start-up: when `MCP_ENABLED` is true and the config file exists (or
+ * `MCP_SERVER_URL` is set), connect every configured server and log each one's status. Returns undefined when MCP is off. A broken
  * config file throws `McpConfigError`; a server that fails is only logged.
  */
 export async function startMcpFromEnvironment(
@@ -24,8 +24,7 @@ export async function startMcpFromEnvironment(
     logger.info({}, 'MCP is off (set MCP_ENABLED=true to use MCP servers)');
     return undefined;
   }
-  const path = mcpConfigPath(env, options.cwd);
-  const servers = await loadMcpConfig(path, env);
+  const { path, servers } = await loadConfiguredServers(env, options.cwd);
   if (!servers) {
     logger.info({ path }, 'MCP is off: no server config file at this path (set MCP_SERVERS_CONFIG)');
     return undefined;
