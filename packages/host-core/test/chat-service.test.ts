@@ -177,7 +177,9 @@ describe('chat loop', () => {
     expect(final.options?.toolChoice).toBe('none');
     expect(final.messages.at(-1)).toEqual({
       role: 'user',
-      content: expect.stringMatching(/^ツール呼び出しの上限に達しました。現在の情報で回答してください。\n\(The tool-call limit/),
+      content: expect.stringMatching(
+        /^ツール呼び出しの上限に達しました。現在の情報で回答してください。\n\(The tool-call limit/,
+      ),
     });
     expect(result).toMatchObject({ text: 'Here is what I found so far.', limitReached: true, rounds: 10 });
     expect(result.trace).toHaveLength(10);
