@@ -77,6 +77,41 @@ describe('a person approves what changes the world', () => {
     expect((await tools.callTool('mcp__notes__read_notes', {})).text).toBe('会議は 15 時から');
   });
 
+  it("an approved call's duration (trace, tool_end, audit) counts the call, not the wait for the person", async () => {
+    const provider = writeAndRead();
+    const tools = await pool.connect([nodeServer('notes', echo)]);
+    const events: ChatEvent[] = [];
+    const audited: Array<{ tool: string; durationMs: number }> = [];
+    let approvedAt = 0;
+    let endedAt = 0;
+    const result = await new ChatService({
+      provider,
+      tools,
+      audit: (entry) => void audited.push({ tool: entry.tool, durationMs: entry.durationMs }),
+    }).respond({
+      history: [],
+      userMessage: 'メモして',
+      person: { workspace: 'T1', user: 'U1' },
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type === 'tool_end' && event.callId === 'w') endedAt = performance.now();
+      },
+      approve: async () => {
+        // The person answers after the round's read (a 50 ms sleep) has finished.
+        while (!events.some((event) => event.type === 'tool_end' && event.callId === 'r'))
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        approvedAt = performance.now();
+        return { outcome: 'approved', by: 'U1' };
+      },
+    });
+    // Measured inside the span from the approval to the call's end, so it cannot be longer than that span.
+    const write = result.trace.find((entry) => entry.tool === 'write_note');
+    expect(write?.durationMs).toBeLessThanOrEqual(endedAt - approvedAt);
+    const ended = events.find((event) => event.type === 'tool_end' && event.callId === 'w');
+    expect(ended && 'durationMs' in ended ? ended.durationMs : Number.NaN).toBe(write?.durationMs);
+    expect(audited.find((entry) => entry.tool === 'write_note')?.durationMs).toBe(write?.durationMs);
+  });
+
   const declined: Array<[string, ApprovalDecision, RegExp]> = [
     [
       'denied with a reason: the model reads the reason',

@@ -221,7 +221,7 @@ export class TurnTools {
   ): Promise<{ content: string; trace: TraceEntry; images?: ImageContent[] }> {
     const { host, tools, emit, signal } = this;
     const where = target ? { server: target.server, tool: target.tool } : {};
-    const started = performance.now();
+    let started = performance.now();
     // What is shown and logged passes the redactor; the tool itself gets the real arguments.
     const shownArguments = host.redact(call.arguments, this.turnSecrets());
     emit({
@@ -255,6 +255,8 @@ export class TurnTools {
         if (refusal !== undefined) {
           content = refusal;
         } else {
+          // The call's duration is the call's: the wait for the person is not the tool's time.
+          if (definition.needsApproval) started = performance.now();
           const outcome = await host.callTool(
             call.name,
             call.arguments,
