@@ -6,7 +6,7 @@ import {
   type PeopleStore,
   type PersonRef,
 } from '@ai-assistant/host-core';
-import { openStoreFromEnvironment, type Store } from '@ai-assistant/store';
+import { type AuditEntry, openStoreFromEnvironment, type Store } from '@ai-assistant/store';
 
 /** The terminal's person: the local workspace and the operating system's user. */
 export const localPerson: PersonRef = { workspace: 'local', user: userInfo().username };
@@ -54,6 +54,11 @@ export class LocalStore implements PeopleStore {
     setEnabled: async () => {
       throw new Error('the terminal chat has no workspace admins: enable servers in the config file');
     },
+  };
+
+  /** The audit trail the bot keeps too (`pnpm audit-export` reads it): every tool call and connect. */
+  readonly audit = async (entry: AuditEntry): Promise<void> => {
+    await (await this.open()).audit.record(entry);
   };
 
   async close(): Promise<void> {

@@ -97,6 +97,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       logger,
       redactor,
       store,
+      audit: store.audit,
       connectHint: connectCommand,
       // MCP servers with OAuth: the browser comes back to this machine's loopback (RFC 8252).
       oauth: { redirectUrl: loopbackRedirect(env).url, clientName: 'ai-assistant (terminal)' },
@@ -109,6 +110,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       maxIterations,
       toolTimeoutMs,
       maxToolCallsPerRound,
+      audit: store.audit,
     });
     const onEvent = (event: ChatEvent) => {
       const line = describeEvent(event);

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
+import { openStoreFromEnvironment } from '@ai-assistant/store';
 import {
   childProcesses,
   completion,
@@ -123,6 +124,26 @@ describe('terminal chat with the real weather server', () => {
       expect(overlaid.code).toBe(0);
     } finally {
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('a tool call in the terminal reaches the audit trail, as in Slack (pnpm audit-export reads it)', async () => {
+    const dataDir = mkdtempSync(resolve(tmpdir(), 'chat-audit-'));
+    try {
+      const result = await run(['--once', '東京の天気は？'], { ...env, DATA_DIR: dataDir });
+      expect(result.code).toBe(0);
+      const store = await openStoreFromEnvironment({ DATA_DIR: dataDir });
+      try {
+        const rows = await store.audit.recent('local');
+        expect(rows.map((row) => [row.kind, row.server, row.tool, row.outcome])).toEqual([
+          ['tool_call', 'weather', 'get_weather', 'ok'],
+        ]);
+        expect(rows[0]?.arguments).toContain('東京');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
