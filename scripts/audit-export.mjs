@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `pnpm audit-export --since 2026-11-01 [--format csv|jsonl] [--workspace T…]`: the audit trail from the
 // store (DATA_DIR or DATABASE_URL, as the bot uses it) on stdout, oldest first. Secrets never entered it.
+// CSV cells that a spreadsheet would read as a formula start with ' (see `cell`).
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,9 +50,14 @@ const columns = [
   'duration_ms',
   'detail',
 ];
+// A spreadsheet runs a cell that begins with =, +, -, @, a tab, CR or LF as a formula (OWASP "CSV
+// Injection"): such a cell gets one ' in front, and so does one that already begins with ', so removing
+// one leading ' from any cell that has one gives back exactly what was recorded. Every cell is quoted,
+// so a separator inside one (',' or the ';' some locales use) never starts another.
+const formulaStart = /^[=+\-@\t\r\n']/;
 const cell = (value) => {
   const text = value === undefined || value === null ? '' : String(value);
-  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return `"${(formulaStart.test(text) ? `'${text}` : text).replaceAll('"', '""')}"`;
 };
 const write = (line) =>
   new Promise((resolve) => {

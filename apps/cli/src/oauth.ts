@@ -35,9 +35,23 @@ function openBrowser(url: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
+ * Whether a request to the loopback is this flow's redirect: on the path of the `redirect_uri` the
+ * authorization URL names (else `fallback`'s) and carrying the flow's `state` (RFC 6749 §4.1.2: the
+ * redirect returns it unchanged, on success and on error). Without a state in the URL, any state will do.
+ */
+function flowRedirect(authorizationUrl: string, fallback: string): (url: URL) => boolean {
+  const query = new URL(authorizationUrl).searchParams;
+  const path = new URL(query.get('redirect_uri') ?? fallback).pathname;
+  const state = query.get('state');
+  return (url) =>
+    url.pathname === path &&
+    (state ? url.searchParams.get('state') === state : url.searchParams.has('state'));
+}
+
+/**
  * `/connect <server>` for an OAuth server: prints the authorization URL (and opens a browser where
- * one exists), waits on the loopback redirect for up to the state's 10 minutes, then completes the
- * flow. Returns the line to print.
+ * one exists), waits on the loopback redirect for up to the state's 10 minutes (other requests to the
+ * loopback are answered 404 and do not end the wait), then completes the flow. Returns the line to print.
  */
 export async function connectWithBrowser(options: {
   people: People;
@@ -48,18 +62,21 @@ export async function connectWithBrowser(options: {
   waitMs?: number;
 }): Promise<string> {
   const { people, person, server, env, write } = options;
-  const { port } = loopbackRedirect(env);
+  const { port, url: redirect } = loopbackRedirect(env);
   let started: { url: string; expiresAt: Date };
   try {
     started = await people.beginConnect(person, server);
   } catch (error) {
     return `Not connected: ${error instanceof Error ? error.message : String(error)}`;
   }
+  const isFlowRedirect = flowRedirect(started.url, redirect);
   const callback = new Promise<string>((resolve, reject) => {
     const listener = createServer((request, response) => {
       const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
-      if (url.pathname !== '/callback') {
-        response.writeHead(404).end();
+      // A favicon, a reload of a bare page, another flow's redirect: answered, and the wait goes on.
+      if (!isFlowRedirect(url)) {
+        response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end('Not the sign-in this terminal is waiting for.');
         return;
       }
       response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
@@ -83,4 +83,38 @@ await fetch(back);
     expect(removed.stdout).toContain('Disconnected tracker: your tokens are revoked and deleted.');
     expect(as.counts.revocations - revocations).toBe(1);
   }, 60_000);
+
+  it('#43.21 stray requests to the loopback before the real redirect are answered 404 and the sign-in still completes', async () => {
+    // A browser that asks for a favicon, the bare page, the callback without state and with another
+    // flow's state before it follows the real redirect back.
+    const browser = resolve(folder, 'stray-browser.mjs');
+    const answers = resolve(folder, 'stray-answers.json');
+    writeFileSync(
+      browser,
+      `import { writeFileSync } from 'node:fs';
+import { followAuthorization } from ${JSON.stringify(resolve(import.meta.dirname, '../../../packages/test-kit/dist/index.js'))};
+const back = await followAuthorization(process.argv.at(-1), { account: 'bob' });
+const origin = new URL(back).origin;
+const strays = ['/favicon.ico', '/', '/callback', '/callback?code=forged&state=another-flow', '/elsewhere' + new URL(back).search];
+const statuses = [];
+for (const path of strays) statuses.push([path, (await fetch(origin + path)).status]);
+writeFileSync(${JSON.stringify(answers)}, JSON.stringify(statuses));
+await fetch(back);
+`,
+    );
+    const result = await run(
+      [],
+      { ...env, DATA_DIR: resolve(folder, 'stray-data'), BROWSER: `${process.execPath} ${browser}` },
+      '/connect tracker\n',
+    );
+    expect(result.stdout).not.toContain('Not connected');
+    expect(result.stdout).toContain('✓ connected: tracker now uses your own account.');
+    expect(JSON.parse(readFileSync(answers, 'utf8'))).toEqual([
+      ['/favicon.ico', 404],
+      ['/', 404],
+      ['/callback', 404],
+      ['/callback?code=forged&state=another-flow', 404],
+      [expect.stringMatching(/^\/elsewhere\?/), 404],
+    ]);
+  }, 120_000);
 });

@@ -21,7 +21,7 @@ export function run(args: string[], env: Record<string, string>, input?: string)
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 55_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       rmSync(workdir, { recursive: true, force: true });

@@ -22,6 +22,21 @@ export interface EmbeddingSettings {
 export const defaultCacheDir = (env: NodeJS.ProcessEnv) =>
   join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ai-assistant-knowledge');
 
+/**
+ * The widest vector accepted. Text embedding models answer 384 to 4 096 dimensions (OpenAI's
+ * text-embedding-3-large 3 072, Qwen3-Embedding-8B 4 096); twice the widest leaves room for the next
+ * ones, while one vector still takes at most 32 KB, so a model or endpoint that answers absurdly wide
+ * vectors (200 000 dimensions: 800 KB a passage) cannot fill the memory and the cache.
+ */
+export const maxDimensions = 8192;
+
+/**
+ * The largest embeddings answer read for `inputs` texts: 24 bytes a number (a float64 written in JSON,
+ * sign, exponent and comma included, takes at most 24) at `maxDimensions`, 1 KB of framing per vector,
+ * and 64 KB for the rest. An answer past it is cut off and refused.
+ */
+export const maxAnswerBytes = (inputs: number) => inputs * (maxDimensions * 24 + 1024) + 64 * 1024;
+
 const hashOf = (model: string, text: string) =>
   createHash('sha256').update(model).update('\u0000').update(text).digest();
 
@@ -29,7 +44,8 @@ const hashOf = (model: string, text: string) =>
  * Passage vectors from an embeddings endpoint, cached on disk by model and passage content (a restart
  * or a changed file embeds only what is new), requested in batches one at a time (a bounded rate). An
  * endpoint that fails or is missing leaves search lexical: one log line, never an exception out.
- * Vectors are Float32Array: 10 000 passages at 1 536 dimensions take about 61 MB.
+ * Vectors are Float32Array: 10 000 passages at 1 536 dimensions take about 61 MB. Wider vectors than
+ * `maxDimensions`, and answers past `maxAnswerBytes`, are refused like a failing endpoint.
  */
 export class Embeddings {
   private readonly vectors = new Map<string, Float32Array>();
@@ -95,6 +111,10 @@ export class Embeddings {
           const length = bytes.readUInt32LE(at + 32);
           const end = at + 36 + length * 4;
           if (end > bytes.length) break; // a record cut short by a crash: the rest is re-embedded
+          if (length > maxDimensions) {
+            at = end; // kept by an earlier version without the cap: embedded again (and refused)
+            continue;
+          }
           this.vectors.set(
             hash,
             new Float32Array(bytes.buffer.slice(bytes.byteOffset + at + 36, bytes.byteOffset + end)),
@@ -119,12 +139,27 @@ export class Embeddings {
         body: JSON.stringify({ model: this.settings.model, input }),
         signal: AbortSignal.timeout(this.settings.timeoutMs ?? 30_000),
       });
-      if (!response.ok) throw new Error(`the embeddings endpoint answered HTTP ${response.status}`);
-      const body = (await response.json()) as { data?: Array<{ index?: number; embedding?: unknown }> };
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new Error(`the embeddings endpoint answered HTTP ${response.status}`);
+      }
+      const body = JSON.parse(await readCapped(response, maxAnswerBytes(input.length))) as {
+        data?: Array<{ index?: number; embedding?: unknown }>;
+      };
       const data = [...(body.data ?? [])].sort((left, right) => (left.index ?? 0) - (right.index ?? 0));
       if (data.length !== input.length || !data.every((item) => Array.isArray(item.embedding)))
         throw new Error('the embeddings endpoint answered something other than one vector per input');
-      return data.map((item) => Float32Array.from(item.embedding as number[]));
+      const vectors = data.map((item) => item.embedding as unknown[]);
+      const wide = vectors.find((vector) => vector.length > maxDimensions);
+      if (wide)
+        throw new Error(
+          `the embeddings endpoint answered vectors of ${wide.length} dimensions; at most ${maxDimensions} are accepted: choose a model (or its dimensions setting) of at most ${maxDimensions}`,
+        );
+      if (!vectors.every((vector) => vector.length > 0 && vector.every(Number.isFinite)))
+        throw new Error(
+          'the embeddings endpoint answered a vector that is empty or holds something other than numbers',
+        );
+      return vectors.map((vector) => Float32Array.from(vector as number[]));
     } catch (error) {
       this.counts.failures += 1;
       const message = error instanceof Error ? error.message : String(error);
@@ -134,6 +169,27 @@ export class Embeddings {
       return undefined;
     }
   }
+}
+
+/** A response body as text, refused once it passes `max` bytes (the download stops there). */
+async function readCapped(response: Response, max: number): Promise<string> {
+  const tooLarge = () =>
+    new Error(
+      `the embeddings endpoint's answer is larger than ${max} bytes; check that the URL is an embeddings API and the model answers at most ${maxDimensions} dimensions`,
+    );
+  if (Number(response.headers.get('content-length')) > max) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body)
+    for await (const chunk of response.body) {
+      size += chunk.byteLength;
+      if (size > max) throw tooLarge(); // leaving the loop cancels the body
+      chunks.push(chunk);
+    }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A vector scaled to length 1 (a zero vector stays zero): cosine similarity is then a dot product. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Embeddings } from '../src/embeddings.js';
+import { KnowledgeBase } from '../src/knowledge-base.js';
 
 const entry = resolve(import.meta.dirname, '..', 'dist', 'index.js');
 const apiKey = 'embeddings-key-0123456789';
@@ -18,6 +20,10 @@ const concepts = [
   ['deploy', 'release', 'rollback', 'デプロイ'],
   ['started', 'joining', 'new hire', 'just joined', '入社'],
 ];
+/** Models the fake endpoint serves besides the concepts: absurdly wide vectors, or a padded answer. */
+const wideDimensions = 200_000;
+const paddingBytes = 4 * 1024 * 1024;
+const quiet = { info() {}, warn() {}, error() {} };
 const vectorOf = (text: string) => {
   const lower = text.toLowerCase();
   return [...concepts.map((words) => (words.some((word) => lower.includes(word)) ? 1 : 0)), 0.01];
@@ -58,12 +64,19 @@ describe('knowledge server: hybrid search through an OpenAI-compatible embedding
         const { input, model } = JSON.parse(body) as { input: string[]; model: string };
         inputs.push(...input);
         response.writeHead(200, { 'content-type': 'application/json' });
+        const embedding = (text: string) =>
+          model === 'wide-1'
+            ? new Array<number>(wideDimensions).fill(0.5)
+            : model === 'wide-8193'
+              ? new Array<number>(8193).fill(1)
+              : vectorOf(text);
         response.end(
           JSON.stringify({
             object: 'list',
             model,
-            data: input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })),
+            data: input.map((text, index) => ({ object: 'embedding', index, embedding: embedding(text) })),
             usage: { prompt_tokens: input.length, total_tokens: input.length },
+            ...(model === 'padded-1' ? { padding: ' '.repeat(paddingBytes) } : {}),
           }),
         );
       });
@@ -187,6 +200,34 @@ describe('knowledge server: hybrid search through an OpenAI-compatible embedding
       await client.close();
     } finally {
       failing = false;
+    }
+  });
+
+  it('#43.23 vectors over 8,192 dimensions, or an answer past its size cap, are refused and search stays lexical', async () => {
+    for (const [model, reason] of [
+      // 200 000 dimensions: past the answer's size cap before a vector is even counted.
+      ['wide-1', /answer is larger than \d+ bytes; .* at most 8192 dimensions/],
+      ['wide-8193', /vectors of 8193 dimensions; at most 8192 are accepted/],
+      ['padded-1', /answer is larger than \d+ bytes/],
+    ] as const) {
+      const cache = mkdtempSync(join(tmpdir(), 'kb-cache-'));
+      try {
+        const embeddings = new Embeddings({ url: base, model, apiKey, cacheDir: cache }, quiet);
+        const knowledge = new KnowledgeBase(folder, quiet, {}, embeddings);
+        await knowledge.rebuild();
+        await knowledge.vectorsReady();
+        const cached = readdirSync(cache).reduce((sum, file) => sum + statSync(join(cache, file)).size, 0);
+        expect({ model, cached, searchable: knowledge.searchableByMeaning() }).toEqual({
+          model,
+          cached: 0,
+          searchable: 0,
+        });
+        expect(embeddings.lastError).toMatch(reason);
+        const hits = await knowledge.hybridSearch('expense receipts');
+        expect(hits[0]).toMatchObject({ documentId: 'expenses.md', matched: 'lexical' });
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
     }
   });
 });

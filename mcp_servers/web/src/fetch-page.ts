@@ -138,10 +138,15 @@ export async function fetchPage(
   }
 }
 
-/** The origin's robots.txt (cached per origin for this server's life; a missing one allows everything). */
+/**
+ * The origin's robots.txt (cached per origin for this server's life). Redirects are followed as RFC 9309
+ * §2.3.1.2 asks (up to `maxRedirects`, across hosts too), each hop checked like a page's: a hop the
+ * address rules refuse, too many hops, a 4xx or a failure leave the file unavailable, which allows
+ * everything (§2.3.1.3); a private address never answers for a public site.
+ */
 async function robotsOf(
   url: URL,
-  options: { dispatcher: Dispatcher },
+  options: { dispatcher: Dispatcher; allow: Allowlist },
   limits: FetchLimits,
   cache: Map<string, string>,
   signal: AbortSignal,
@@ -150,18 +155,24 @@ async function robotsOf(
   if (known !== undefined) return known;
   let text = '';
   try {
-    const response = await fetch(new URL('/robots.txt', url), {
-      dispatcher: options.dispatcher,
-      redirect: 'follow',
-      signal,
-      headers: { 'user-agent': limits.userAgent },
-    });
-    text = response.ok
-      ? new TextDecoder().decode(
+    let address = new URL('/robots.txt', url);
+    for (let hop = 0; hop <= limits.maxRedirects; hop++) {
+      checkDestination(address, options.allow);
+      const response = await fetch(address, {
+        dispatcher: options.dispatcher,
+        redirect: 'manual',
+        signal,
+        headers: { 'user-agent': limits.userAgent },
+      });
+      const location = response.headers.get('location');
+      if (response.ok)
+        text = new TextDecoder().decode(
           (await readCapped(response.body as ReadableStream<Uint8Array> | null, 512 * 1024)).bytes,
-        )
-      : '';
-    if (!response.ok) await response.body?.cancel().catch(() => undefined);
+        );
+      else await response.body?.cancel().catch(() => undefined);
+      if (response.status < 300 || response.status >= 400 || !location) break;
+      address = new URL(location, address);
+    }
   } catch (error) {
     if (signal.aborted) throw error;
     text = '';

@@ -280,6 +280,47 @@ describe('fetch_page against hostile pages and addresses', () => {
     );
   });
 
+  it('#43.8 a robots.txt that redirects to a private address is not followed there; one that redirects within the site is', async () => {
+    // Loopback stands in for the private network: the page is reached as "localhost" (allowed), the
+    // redirect goes to the literal 127.0.0.1, which the allowlist does not name.
+    const inside = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end('User-agent: *\nDisallow: /\n');
+    });
+    const outside = await serve((request, response) => {
+      if (request.url === '/robots.txt') {
+        response.writeHead(302, { location: `http://127.0.0.1:${inside.port}/robots.txt` });
+        return response.end();
+      }
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html><head><title>News</title></head><body><p>public page</p></body></html>');
+    });
+    const moved = await serve((request, response) => {
+      if (request.url === '/robots.txt') {
+        response.writeHead(301, { location: '/policies/robots.txt' });
+        return response.end();
+      }
+      if (request.url === '/policies/robots.txt') {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        return response.end('User-agent: *\nDisallow: /drafts\n');
+      }
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<p>draft</p>');
+    });
+    try {
+      const client = await allowed();
+      const page = await call(client, 'fetch_page', { url: `http://localhost:${outside.port}/news` });
+      expect(inside.requests.map((request) => request.url)).toEqual([]);
+      expect(page.isError, textOf(page)).toBeFalsy();
+      expect(textOf(page)).toContain('public page');
+      expect(
+        textOf(await call(client, 'fetch_page', { url: `http://localhost:${moved.port}/drafts/1` })),
+      ).toMatch(/robots\.txt does not allow fetching \/drafts\/1/);
+    } finally {
+      await Promise.all([inside.close(), outside.close(), moved.close()]);
+    }
+  });
+
   it('the address check happens at connect time too: a name that resolves to loopback is refused by the agent', async () => {
     const failure = await fetch(url('/article'), { dispatcher: guardedAgent(new Allowlist()) }).then(
       () => undefined,
