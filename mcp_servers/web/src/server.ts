@@ -96,13 +96,25 @@ export function createServer(options: WebServerOptions = {}): McpServer {
       inputSchema: {
         query: z.string().min(1).max(400).describe('what to search for'),
         limit: z.number().int().min(1).max(10).optional().describe('how many results (default 5)'),
+        source: z
+          .string()
+          .regex(/^[a-z0-9 _.-]{1,40}$/i)
+          .optional()
+          .describe(
+            'which search engine to ask, e.g. google, bing or duckduckgo (default: the configured backend as it is set up); only a SearXNG backend can choose',
+          ),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    async ({ query, limit }) => {
+    async ({ query, limit, source }) => {
       if (typeof backend === 'string') return failure(backend);
+      const engine = source?.trim().toLowerCase();
+      if (engine && !backend.choosesEngine && engine !== backend.name)
+        return failure(
+          `web_search cannot use source "${engine}": the ${backend.name} backend searches only its own index. Search again without "source", or ask the operator for a SearXNG backend (WEB_SEARCH_BACKEND=searxng), which can ask ${engine}.`,
+        );
       try {
-        const results = await backend.search(query, limit ?? 5);
+        const results = await backend.search(query, limit ?? 5, backend.choosesEngine ? engine : undefined);
         const text =
           results.length === 0
             ? `No results for "${query}" (${backend.name}).`

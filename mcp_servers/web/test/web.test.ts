@@ -138,6 +138,20 @@ describe('web_search backends, each against a loopback fake in its API’s wire 
       results: [{ title: 'SearXNG hit', url: 'https://a.example/1', snippet: 'from searxng' }],
     });
     expect(api.requests.at(-1)?.url).toBe('/search?q=mcp&format=json');
+    // source: the seed's google | bing | duckduckgo, as SearXNG's engines parameter.
+    await call(client, 'web_search', { query: 'mcp', source: 'Google' });
+    expect(api.requests.at(-1)?.url).toBe('/search?q=mcp&format=json&engines=google');
+  });
+
+  it('source with a backend that searches only its own index: its own name works, another is a clear error, nothing is asked', async () => {
+    const client = await connect({ search: { backend: 'duckduckgo', url: base() } });
+    expect((await call(client, 'web_search', { query: 'mcp', source: 'duckduckgo' })).isError).toBeFalsy();
+    const before = api.requests.length;
+    const refused = await call(client, 'web_search', { query: 'mcp', source: 'bing' });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('the duckduckgo backend searches only its own index');
+    expect(textOf(refused)).toContain('WEB_SEARCH_BACKEND=searxng');
+    expect(api.requests.length).toBe(before);
   });
 
   it('Brave (X-Subscription-Token) and Tavily (Bearer, JSON body); a wrong key is an error without the key', async () => {

@@ -4,6 +4,7 @@ import { type FetchJson, hits, type SearchBackend, text } from './types.js';
 export function brave(baseUrl: string, apiKey: string, fetchJson: FetchJson): SearchBackend {
   return {
     name: 'brave',
+    choosesEngine: false,
     async search(query, limit) {
       const url = new URL('res/v1/web/search', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
       url.searchParams.set('q', query);

@@ -7,6 +7,7 @@ import { type FetchJson, hits, type SearchBackend, text } from './types.js';
 export function duckduckgo(baseUrl: string, fetchJson: FetchJson): SearchBackend {
   return {
     name: 'duckduckgo',
+    choosesEngine: false,
     async search(query, limit) {
       const url = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
       url.searchParams.set('q', query);

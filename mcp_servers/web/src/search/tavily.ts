@@ -4,6 +4,7 @@ import { type FetchJson, hits, type SearchBackend, text } from './types.js';
 export function tavily(baseUrl: string, apiKey: string, fetchJson: FetchJson): SearchBackend {
   return {
     name: 'tavily',
+    choosesEngine: false,
     async search(query, limit) {
       const url = new URL('search', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
       const body = (await fetchJson(url, {

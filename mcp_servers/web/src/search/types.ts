@@ -8,7 +8,12 @@ export interface SearchResult {
 /** A backend: its name and one query → hits. `fetchJson` is the server's own fetch (timeouts, caps). */
 export interface SearchBackend {
   name: string;
-  search(query: string, limit: number): Promise<SearchResult[]>;
+  /**
+   * Whether the backend can search through a named engine (`web_search`'s `source`): SearXNG's `engines`
+   * parameter can; Brave, Tavily and DuckDuckGo search only their own index.
+   */
+  choosesEngine: boolean;
+  search(query: string, limit: number, source?: string): Promise<SearchResult[]>;
 }
 
 /** How a backend reaches its API: a JSON request with the server's deadline and size cap. */
