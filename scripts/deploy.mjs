@@ -114,6 +114,9 @@ for (const [name, entry] of Object.entries(config.mcpServers)) {
 }
 mkdirSync(join(target, 'config'), { recursive: true });
 cpSync(join(root, 'config', 'mcp_servers.json'), join(target, 'config', 'mcp_servers.json'));
+// The shipped knowledge entry reads ../knowledge (KNOWLEDGE_DIR may name another folder).
+if (existsSync(join(root, 'knowledge')))
+  cpSync(join(root, 'knowledge'), join(target, 'knowledge'), { recursive: true });
 // What this deploy wrote: the next one replaces the folder only if nothing else was added to it.
 writeFileSync(
   join(target, marker),

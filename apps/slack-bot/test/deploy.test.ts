@@ -73,6 +73,8 @@ describe('the deploy folder (what the Docker image contains)', () => {
     expect(existsSync(join(app, '.ai-assistant-deploy'))).toBe(true);
     expect(existsSync(join(app, 'mcp_servers', 'weather', 'dist', 'index.js'))).toBe(true);
     expect(existsSync(join(app, 'config', 'mcp_servers.json'))).toBe(true);
+    // The shipped knowledge entry's folder goes along (../knowledge from config/).
+    expect(existsSync(join(app, 'knowledge', 'README.md'))).toBe(true);
 
     const [slack, llm, jma] = await Promise.all([startFakeSlack(), startFakeVendor(), startFakeJma()]);
     llm.respondWith(weatherModel);

@@ -43,6 +43,47 @@ describe('the shipped config forwards the weather server’s variables', () => {
   });
 });
 
+describe('out of the box: weather, the knowledge folder and web search', () => {
+  it('all three start; the knowledge server searches the repository’s knowledge/ folder; web search needs no key', async () => {
+    const env = { PATH: process.env.PATH };
+    const servers = (await loadMcpConfig(shipped, env)) ?? [];
+    expect(servers.map((server) => [server.name, server.disabled])).toEqual([
+      ['weather', false],
+      ['knowledge', false],
+      ['web', false],
+    ]);
+    const manager = new McpClientManager({ env, connectTimeoutMs: 60_000 });
+    try {
+      await manager.connect(servers);
+      expect(manager.status().map((server) => [server.name, server.state])).toEqual([
+        ['weather', 'connected'],
+        ['knowledge', 'connected'],
+        ['web', 'connected'],
+      ]);
+      const found = await manager.callTool('mcp__knowledge__search_knowledge', { query: 'KNOWLEDGE_DIR' });
+      expect(found.text).toContain('kb://documents/README.md');
+      expect(manager.listTools().map((tool) => tool.name)).toContain('mcp__web__web_search');
+    } finally {
+      await manager.close();
+    }
+  });
+
+  it('a knowledge folder that does not exist: that server alone is skipped, with a line saying why', async () => {
+    const env = { PATH: process.env.PATH, KNOWLEDGE_DIR: '/nonexistent/team-docs' };
+    const manager = new McpClientManager({ env, connectTimeoutMs: 60_000 });
+    try {
+      await manager.connect((await loadMcpConfig(shipped, env)) ?? []);
+      const status = Object.fromEntries(manager.status().map((server) => [server.name, server]));
+      // The folder came from the environment, so the host shows it redacted, as every such value.
+      expect(['failed', 'restarting']).toContain(status.knowledge?.state);
+      expect(status.knowledge?.reason).toContain('is not a folder (set --docs or KNOWLEDGE_DIR)');
+      expect([status.weather?.state, status.web?.state]).toEqual(['connected', 'connected']);
+    } finally {
+      await manager.close();
+    }
+  });
+});
+
 describe('the example local config (config/mcp_servers.local.example.json)', () => {
   it('is valid as config/mcp_servers.local.json beside the shipped config: knowledge on, an http, a builtin and an openapi entry', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'local-example-'));
@@ -66,7 +107,7 @@ describe('the example local config (config/mcp_servers.local.example.json)', () 
         ['pets', 'openapi', true],
         ['tickets', 'http', true],
         ['weather', 'stdio', false],
-        ['web', 'stdio', true],
+        ['web', 'stdio', false],
       ]);
     } finally {
       rmSync(folder, { recursive: true, force: true });
