@@ -5,8 +5,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Generous: a chat process opens the embedded store and its servers; a busy 2-core machine is slow.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     reporters: ['default', ['json', { outputFile: '.vitest-results.json' }]],
   },
 });

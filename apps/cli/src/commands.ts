@@ -1,5 +1,19 @@
-import { type Message, type People, parsePromptArguments } from '@ai-assistant/host-core';
+import {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type Message,
+  type People,
+  parsePromptArguments,
+  type ToolAuditEntry,
+  type ToolHost,
+} from '@ai-assistant/host-core';
 import { localPerson } from './credentials.js';
+
+/** What a command may need of the session: the person's yes or no, and the audit trail. */
+export interface CommandContext {
+  approve?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+  audit?: (entry: ToolAuditEntry) => Promise<void>;
+}
 
 /** What a slash command did; `ask` sends a prompt's messages as the next turn. */
 export type CommandOutcome =
@@ -23,17 +37,37 @@ export const helpText = `Commands:
   /read <server> <uri>                read one resource
   /prompts   list the prompts servers offer
   /prompt <server> <name> key=value…  fill a prompt and send it as the next question
+  /call <tool> {json}  run one tool yourself, without the model (a tool that changes things asks first)
   /reset     forget the conversation so far
   /help      show this help
   /exit      quit (Ctrl-C or Ctrl-D work too)`;
 
 /** Runs a slash command; undefined when the line is not one. */
-export async function runCommand(line: string, people: People): Promise<CommandOutcome> {
+export async function runCommand(
+  line: string,
+  people: People,
+  context: CommandContext = {},
+): Promise<CommandOutcome> {
   const [command = '', ...rest] = line.trim().split(/\s+/);
   // Everything MCP is the local person's view: their servers, their own credentials.
-  const needsView = ['/resources', '/read', '/prompts', '/prompt', '/tools'].includes(command.toLowerCase());
+  const needsView = ['/resources', '/read', '/prompts', '/prompt', '/tools', '/call'].includes(
+    command.toLowerCase(),
+  );
   const mcp = needsView ? await people.viewFor(localPerson) : undefined;
   switch (command.toLowerCase()) {
+    case '/call': {
+      if (!mcp) return { output: 'MCP is off: no tools.' };
+      const [name] = rest;
+      if (!name) return { output: 'Usage: /call <tool> {"argument": "value"}   (see /tools)' };
+      return {
+        output: await callDirectly(
+          mcp,
+          name,
+          line.trim().slice(line.trim().indexOf(name) + name.length),
+          context,
+        ),
+      };
+    }
     case '/resources': {
       if (!mcp) return { output: 'MCP is off: no resources.' };
       const resources = mcp
@@ -137,6 +171,81 @@ export async function runCommand(line: string, people: People): Promise<CommandO
     default:
       return command?.startsWith('/') ? { output: `Unknown command ${command}. ${helpText}` } : undefined;
   }
+}
+
+/** A tool by its model-facing name, `server/tool`, or its own name when one server alone has it. */
+function findTool(view: ToolHost, name: string) {
+  const tools = view.listTools();
+  const exact = tools.find((tool) => tool.name === name);
+  if (exact) return exact;
+  const [server, tool] = name.includes('/') ? name.split('/', 2) : [undefined, name];
+  const matches = tools.filter((candidate) => {
+    const resolved = view.resolveTool(candidate.name);
+    return resolved?.tool === tool && (server === undefined || resolved.server === server);
+  });
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** `/call`: one tool run for the person, as the model's calls run (approval, audit), its result shown. */
+async function callDirectly(
+  view: ToolHost,
+  name: string,
+  json: string,
+  context: CommandContext,
+): Promise<string> {
+  const tool = findTool(view, name);
+  if (!tool) return `No tool ${name} (or more than one server has it: write server/tool). See /tools.`;
+  let args: unknown;
+  try {
+    args = json.trim() ? JSON.parse(json) : {};
+  } catch (error) {
+    return `The arguments are not JSON (${(error as Error).message}): /call ${name} {"key": "value"}`;
+  }
+  if (!args || typeof args !== 'object' || Array.isArray(args))
+    return `The arguments must be a JSON object: /call ${name} {"key": "value"}`;
+  const target = view.resolveTool(tool.name);
+  const shown = view.redact(args as Record<string, unknown>);
+  const at = new Date();
+  let approval: ToolAuditEntry['approval'];
+  if (tool.needsApproval) {
+    const decision = context.approve
+      ? await context.approve({
+          name: tool.name,
+          server: target?.server ?? '',
+          tool: target?.tool ?? tool.name,
+          arguments: shown,
+          hints: tool.hints ?? { readOnly: false, destructive: true, idempotent: false, openWorld: true },
+        })
+      : { outcome: 'expired' as const };
+    if (decision.outcome !== 'approved') return `Not run: ${tool.name} changes things and was not approved.`;
+    approval = { by: localPerson.user, at: new Date() };
+  }
+  const started = performance.now();
+  let outcome: ToolAuditEntry['outcome'] = 'ok';
+  let text: string;
+  try {
+    const result = await view.callTool(tool.name, args as Record<string, unknown>);
+    outcome = result.isError ? 'error' : 'ok';
+    text = result.isError ? `Error: ${result.text}` : result.text;
+  } catch (error) {
+    outcome = 'error';
+    text = `Error: ${(error as Error).message}`;
+  }
+  await context
+    .audit?.({
+      kind: 'tool_call',
+      at,
+      workspace: localPerson.workspace,
+      person: localPerson.user,
+      ...(target ? { server: target.server } : {}),
+      tool: target?.tool ?? tool.name,
+      arguments: JSON.stringify(shown).slice(0, 2000),
+      ...(approval ? { approval } : {}),
+      outcome,
+      durationMs: performance.now() - started,
+    })
+    .catch(() => undefined);
+  return text;
 }
 
 /**

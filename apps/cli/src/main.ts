@@ -220,7 +220,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         terminal.prompt();
         continue;
       }
-      const command = line.trim() ? await runCommand(line, door) : { output: '' };
+      const command = line.trim()
+        ? await runCommand(line, door, { approve, audit: store.audit })
+        : { output: '' };
       let turn: { history: Message[]; userMessage: string; autoContextQuery?: string } = {
         history,
         userMessage: line,

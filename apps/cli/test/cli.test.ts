@@ -11,6 +11,7 @@ import {
   type PetApi,
   petModel,
   petSpec,
+  recordsServerPath,
   startFakeVendor,
   startPetApi,
   weatherModel,
@@ -143,6 +144,56 @@ describe('terminal chat with the real weather server', () => {
         await store.close();
       }
     } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('/call runs one tool without the model: by name or server/tool, a write asks first, every call audited', async () => {
+    const dataDir = mkdtempSync(resolve(tmpdir(), 'chat-call-'));
+    const withRecords = writeMcpConfig(jma.baseUrl, {
+      records: { command: process.execPath, args: [recordsServerPath] },
+    });
+    try {
+      const input = [
+        '/call get_weather {"location": "東京"}',
+        '/call weather/get_weather {oops',
+        '/call nothing_here {}',
+        '/call delete_record {"id": "r1"}',
+        'n',
+        '/call mcp__records__delete_record {"id": "r2"}',
+        'y',
+        '/exit',
+        '',
+      ].join('\n');
+      const requestsBefore = llm.requests.length;
+      const result = await run(
+        [],
+        { ...env, MCP_SERVERS_CONFIG: withRecords.path, DATA_DIR: dataDir },
+        input,
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('晴れ時々くもり');
+      expect(result.stdout).toContain('The arguments are not JSON');
+      expect(result.stdout).toContain('No tool nothing_here');
+      expect(result.stdout).toContain(
+        'Not run: mcp__records__delete_record changes things and was not approved.',
+      );
+      expect(result.stdout).toContain('deleted with {"id":"r2"}');
+      expect(result.stdout).not.toContain('deleted with {"id":"r1"}');
+      // The model was never asked.
+      expect(llm.requests.length).toBe(requestsBefore);
+      const store = await openStoreFromEnvironment({ DATA_DIR: dataDir });
+      try {
+        const rows = (await store.audit.recent('local')).reverse();
+        expect(rows.map((row) => [row.tool, row.outcome, row.approval ? 'approved' : 'auto'])).toEqual([
+          ['get_weather', 'ok', 'auto'],
+          ['delete_record', 'ok', 'approved'],
+        ]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      withRecords.remove();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
