@@ -23,6 +23,11 @@ export interface OAuthGrant {
   tokens: OAuthTokens;
   /** When the access token expires (ms since the epoch), when the server said. */
   expiresAt?: number;
+  /**
+   * These tokens came from a refresh made because the server refused the ones before: if it refuses
+   * these too, the host does not refresh again (the person connects again), until they expire.
+   */
+  refreshedOnRefusal?: boolean;
   /** When the person connected (ISO). */
   connectedAt: string;
 }
