@@ -242,6 +242,21 @@ describe('a person’s connection meets a 401 (oidc-provider and a protected MCP
     expect(await refreshClaims()).toBe(0);
   }, 60_000);
 
+  it('a server that refuses every token of the person: one refresh, then they are asked to connect again', async () => {
+    const dave = { workspace: 'T43', user: 'dave' };
+    const { as, server, time, peoples, whoami } = await start(dave);
+    const people = peoples[0] as People;
+    expect(await whoami(people)).toBe('you are dave');
+    server.refuse('dave');
+    for (let call = 0; call < 3; call++)
+      await expect(whoami(people)).rejects.toMatchObject({ code: 'MISSING_CREDENTIALS', server: 'tracker' });
+    expect(as.refreshTokensPresented).toHaveLength(1);
+    // A minute later a refusal is worth one more refresh (the server may have recovered).
+    time.advance(60_000);
+    await expect(whoami(people)).rejects.toMatchObject({ code: 'MISSING_CREDENTIALS' });
+    expect(as.refreshTokensPresented).toHaveLength(2);
+  }, 60_000);
+
   it('#43.5 a refresh during an outage of the authorization server fails the call, retryably; the person stays connected', async () => {
     const carol = { workspace: 'T43', user: 'carol' };
     const { as, time, peoples, whoami, stored } = await start(carol);

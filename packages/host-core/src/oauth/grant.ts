@@ -24,10 +24,11 @@ export interface OAuthGrant {
   /** When the access token expires (ms since the epoch), when the server said. */
   expiresAt?: number;
   /**
-   * These tokens came from a refresh made because the server refused the ones before: if it refuses
-   * these too, the host does not refresh again (the person connects again), until they expire.
+   * When these tokens were obtained by a refresh made because the server refused the ones before (ms
+   * since the epoch): a refusal of these within a minute is not refreshed again (the server refuses
+   * the grant however fresh; the person connects again).
    */
-  refreshedOnRefusal?: boolean;
+  refreshedOnRefusalAt?: number;
   /** When the person connected (ISO). */
   connectedAt: string;
 }

@@ -13,6 +13,9 @@ export interface GrantOwner {
   user: string;
 }
 
+/** Tokens refreshed for a refusal are not refreshed again for another within this long. */
+const refusalRefreshGapMs = 60_000;
+
 export const keyOf = (person: GrantOwner, server: string) =>
   `${person.workspace}\u0000${person.user}\u0000${server}`;
 
@@ -75,7 +78,8 @@ export class Grants {
    * the store (another replica may have refreshed it, or the person connected again) and, when the
    * store still holds the refused token, refreshed at the grant's own authorization server. Returns
    * the tokens to try once more, or undefined when there are none to try (the refused token came
-   * from a refresh made for an earlier refusal: the server refuses this grant however fresh).
+   * from a refresh made for a refusal less than a minute ago: the server refuses this grant however
+   * fresh, and refreshing on each request would only spend refresh tokens).
    */
   async refused(
     person: GrantOwner,
@@ -86,7 +90,9 @@ export class Grants {
     const grant = await this.stored(person, server);
     if (!grant) return undefined;
     if (grant.tokens.access_token !== accessToken) return grant.tokens;
-    if (grant.refreshedOnRefusal) return undefined;
+    const refusedBefore = grant.refreshedOnRefusalAt;
+    if (refusedBefore !== undefined && this.options.now().getTime() - refusedBefore < refusalRefreshGapMs)
+      return undefined;
     return (await this.refreshOnce(person, grant, fetchFn, { onRefusal: true })).tokens;
   }
 
@@ -242,8 +248,8 @@ export class Grants {
       tokens: { ...tokens, issuer: grant.authorizationServer },
       ...this.expiry(tokens),
     };
-    if (options.onRefusal) next.refreshedOnRefusal = true;
-    else delete next.refreshedOnRefusal;
+    if (options.onRefusal) next.refreshedOnRefusalAt = this.options.now().getTime();
+    else delete next.refreshedOnRefusalAt;
     this.options.redactor.add(grantSecrets(next));
     await this.options.store.saveGrant(person.workspace, person.user, server, JSON.stringify(next));
     this.cache.set(keyOf(person, server), next);
