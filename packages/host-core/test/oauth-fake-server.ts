@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+import { AuthorizationError } from '../src/oauth/authorization-error.js';
 
 /**
  * A protected MCP endpoint and its authorization server in one loopback process, every answer
@@ -9,12 +11,22 @@ import type { AddressInfo } from 'node:net';
 export interface FakeAuthOptions {
   /** The authorization server the resource names (default: this server). */
   authorizationServer?: string;
+  /** The resource its protected-resource metadata claims (default: its own `/mcp`). */
+  resource?: string;
   /** The issuer the metadata claims (default: this server). */
   issuer?: string;
   /** Override metadata fields (e.g. a plain-http token endpoint). */
   metadata?: Record<string, unknown>;
-  /** What the token endpoint answers. */
-  token?: 'ok' | 'garbage' | 'invalid_grant';
+  /**
+   * What the token endpoint answers (read per request: a test may change it): a refresh may be
+   * refused (`invalid_grant`, `invalid_client`), meet an outage (`unavailable`: HTTP 503; `drop`: the
+   * connection is closed), or get garbage.
+   */
+  token?: 'ok' | 'garbage' | 'invalid_grant' | 'invalid_client' | 'unavailable' | 'drop';
+  /** Whether a refresh issues a new refresh token (default true); false: the old one stays in use. */
+  rotate?: boolean;
+  /** The loopback address to listen on (default 127.0.0.1). */
+  host?: string;
   /** What /authorize sends back besides the code (e.g. `{ error: 'access_denied' }` or another iss). */
   redirectExtra?: Record<string, string>;
   expiresIn?: number;
@@ -28,16 +40,19 @@ const readText = (request: IncomingMessage) =>
     });
     request.on('end', () => resolve(body));
   });
-const readBody = async (request: IncomingMessage) => new URLSearchParams(await readText(request));
 
 export async function startFakeAuth(options: FakeAuthOptions = {}) {
   const counts = { authorization_code: 0, refresh_token: 0, registrations: 0, requests: 0 };
   const revoked: string[] = [];
+  /** Every request received: method, path and query, headers and body, for asserting what reached it. */
+  const received: string[] = [];
   let issued = 0;
   let base = '';
   const server = createServer(async (request, response) => {
     counts.requests += 1;
     const url = new URL(request.url ?? '/', base);
+    const text = await readText(request);
+    received.push(`${request.method} ${request.url} ${JSON.stringify(request.headers)} ${text}`);
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
       response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(value));
@@ -52,7 +67,7 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
       );
     if (url.pathname === '/.well-known/oauth-protected-resource/mcp')
       return json(200, {
-        resource: `${base}/mcp`,
+        resource: options.resource ?? `${base}/mcp`,
         authorization_servers: [options.authorizationServer ?? base],
       });
     if (url.pathname === '/.well-known/oauth-authorization-server')
@@ -71,7 +86,7 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
       });
     if (url.pathname === '/register') {
       counts.registrations += 1;
-      const metadata = JSON.parse(await readText(request)) as Record<string, unknown>;
+      const metadata = JSON.parse(text) as Record<string, unknown>;
       return json(201, { ...metadata, client_id: 'client-1', token_endpoint_auth_method: 'none' });
     }
     if (url.pathname === '/authorize') {
@@ -85,8 +100,7 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
       return response.end();
     }
     if (url.pathname === '/token') {
-      const body = await readBody(request);
-      const grant = body.get('grant_type');
+      const grant = new URLSearchParams(text).get('grant_type');
       if (grant === 'authorization_code' || grant === 'refresh_token') counts[grant] += 1;
       if (options.token === 'garbage') {
         response.writeHead(200, { 'content-type': 'text/html' });
@@ -94,29 +108,39 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
       }
       if (options.token === 'invalid_grant' && grant === 'refresh_token')
         return json(400, { error: 'invalid_grant', error_description: 'refresh token revoked' });
+      if (options.token === 'invalid_client' && grant === 'refresh_token')
+        return json(401, { error: 'invalid_client', error_description: 'unknown client' });
+      if (options.token === 'unavailable' && grant === 'refresh_token') {
+        response.writeHead(503, { 'content-type': 'text/plain' });
+        return response.end('Service Unavailable');
+      }
+      if (options.token === 'drop' && grant === 'refresh_token') return request.socket.destroy();
       issued += 1;
+      const rotated = grant !== 'refresh_token' || options.rotate !== false;
       return json(200, {
         access_token: `secret-access-${issued}-abcdef`,
-        refresh_token: `secret-refresh-${issued}-abcdef`,
+        ...(rotated ? { refresh_token: `secret-refresh-${issued}-abcdef` } : {}),
         token_type: 'Bearer',
         expires_in: options.expiresIn ?? 3600,
       });
     }
     if (url.pathname === '/revoke') {
-      revoked.push((await readBody(request)).get('token') ?? '');
+      revoked.push(new URLSearchParams(text).get('token') ?? '');
       response.writeHead(200);
       return response.end();
     }
     response.writeHead(404);
     response.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  base = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url: `${base}/mcp`,
     base,
     counts,
     revoked,
+    received,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -127,4 +151,20 @@ export async function authorize(authorizationUrl: string): Promise<string> {
   const location = response.headers.get('location');
   if (!location) throw new Error(`no redirect (HTTP ${response.status})`);
   return location;
+}
+
+/** A test's clock: starts at a fixed instant, moved by hand. */
+export function clock() {
+  let now = Date.parse('2026-11-23T09:00:00Z');
+  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
+}
+
+/** What a promise rejected with, asserted to be an AuthorizationError (to check its step and text). */
+export async function failure(work: Promise<unknown>): Promise<AuthorizationError> {
+  const error = await work.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(AuthorizationError);
+  return error as AuthorizationError;
 }

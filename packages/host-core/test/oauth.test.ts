@@ -1,21 +1,14 @@
 import { recordingLogger } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RemoteServerConfig } from '../src/config/server-types.js';
-import { AuthorizationError } from '../src/oauth/authorization-error.js';
 import { parseGrant } from '../src/oauth/grant.js';
 import { OAuthService } from '../src/oauth/oauth-service.js';
 import { memoryOAuthStore, type OAuthStore } from '../src/oauth/oauth-store.js';
 import { Redactor } from '../src/redaction.js';
-import { authorize, type FakeAuthOptions, startFakeAuth } from './oauth-fake-server.js';
+import { authorize, clock, type FakeAuthOptions, failure, startFakeAuth } from './oauth-fake-server.js';
 
 const person = { workspace: 'T1', user: 'U1' };
 const redirectUrl = 'http://127.0.0.1:9/oauth/callback';
-
-/** A test's clock: starts at a fixed instant, moved by hand. */
-function clock() {
-  let now = Date.parse('2026-11-23T09:00:00Z');
-  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -39,16 +32,6 @@ async function setUp(fake: FakeAuthOptions = {}, store: OAuthStore = memoryOAuth
     oauth: { grant: 'authorization_code' },
   };
   return { auth, time, logger, store, service, config, oauth: service() };
-}
-
-/** What an error says, for asserting it names the step and hides every token. */
-async function failure(work: Promise<unknown>): Promise<AuthorizationError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AuthorizationError);
-  return error as AuthorizationError;
 }
 
 describe('MCP authorization: the OAuth client', () => {

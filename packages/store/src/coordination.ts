@@ -128,7 +128,10 @@ export class Coordination {
     return row !== undefined;
   }
 
-  /** Deletes this replica's claim of an event it will not answer (it is shutting down). */
+  /**
+   * Deletes this replica's unfinished claim: of an event it will not answer (it is shutting down), or
+   * of work it has done (an OAuth refresh), so the id may be claimed again.
+   */
   async unclaim(id: string): Promise<void> {
     await this.db
       .deleteFrom('event_claims')

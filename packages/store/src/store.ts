@@ -50,13 +50,15 @@ export class Store {
   readonly conversations: Conversations;
   /**
    * What MCP authorization keeps besides people's credentials: its flows and client registrations as
-   * sealed records, and refresh claims (one replica refreshes a grant) as event claims.
+   * sealed records, and refresh claims (one replica refreshes a grant) as event claims, deleted
+   * when the refresh is done.
    */
   readonly oauth: {
     record(kind: string, id: string): Promise<string | undefined>;
     saveRecord(kind: string, id: string, workspace: string | undefined, value: string): Promise<void>;
     deleteRecord(kind: string, id: string): Promise<boolean>;
     claim(id: string, workspace: string): Promise<boolean>;
+    release(id: string): Promise<void>;
   };
 
   /**
@@ -107,6 +109,7 @@ export class Store {
         this.sealed.put(kind, id, workspace ? { workspace } : {}, value),
       deleteRecord: (kind, id) => this.sealed.delete(kind, id),
       claim: (id, workspace) => this.coordination.claim({ id, workspace }),
+      release: (id) => this.coordination.unclaim(id),
     };
   }
 

@@ -23,6 +23,13 @@ export interface AuthorizationServer {
   resources: string[];
   /** Token endpoint requests by grant type, registrations, revocations. */
   counts: { token: Record<string, number>; registrations: number; revocations: number };
+  /** Every refresh token presented to the token endpoint, in order, whether it was accepted or not. */
+  refreshTokensPresented: string[];
+  /**
+   * From now on the token endpoint answers HTTP 503 (`unavailable`) or drops the connection (`drop`),
+   * as an authorization server does that is down or being restarted; `undefined` ends the outage.
+   */
+  outage(kind: 'unavailable' | 'drop' | undefined): void;
   close(): Promise<void>;
 }
 
@@ -42,6 +49,8 @@ export async function startAuthorizationServer(
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'test-key' };
   const counts: AuthorizationServer['counts'] = { token: {}, registrations: 0, revocations: 0 };
+  const refreshTokensPresented: string[] = [];
+  let outage: 'unavailable' | 'drop' | undefined;
   let issuer = '';
   const http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -111,7 +120,23 @@ export async function startAuthorizationServer(
     counts.registrations += 1;
   });
   provider.use(async (context, next) => {
+    if (context.path === '/token' && outage === 'drop') {
+      context.req.socket.destroy();
+      return;
+    }
+    if (context.path === '/token' && outage === 'unavailable') {
+      context.status = 503;
+      context.body = 'Service Unavailable';
+      return;
+    }
     await next();
+    const params = context.oidc?.params as { grant_type?: unknown; refresh_token?: unknown } | undefined;
+    if (
+      context.oidc?.route === 'token' &&
+      params?.grant_type === 'refresh_token' &&
+      typeof params.refresh_token === 'string'
+    )
+      refreshTokensPresented.push(params.refresh_token);
     if (context.oidc?.route === 'revocation' && context.status === 200) counts.revocations += 1;
   });
 
@@ -131,6 +156,10 @@ export async function startAuthorizationServer(
     issuer,
     resources,
     counts,
+    refreshTokensPresented,
+    outage: (kind) => {
+      outage = kind;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();

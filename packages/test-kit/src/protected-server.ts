@@ -14,6 +14,13 @@ export interface ProtectedServer {
   refused: number;
   /** From now on, refuses (401) every token of this subject, as a server does whose grant was withdrawn. */
   refuse(sub: string): void;
+  /** From now on, refuses (401) this one access token, as a server does for a token revoked before its expiry. */
+  refuseToken(token: string): void;
+  /**
+   * From now on, its 401 challenges name this resource metadata instead of its own (a server that
+   * turned hostile, pointing clients at another authorization server).
+   */
+  challengeWith(resourceMetadataUrl: string): void;
   close(): Promise<void>;
 }
 
@@ -28,6 +35,8 @@ export async function startProtectedServer(issuer: string, url?: string): Promis
   const seen: ProtectedServer['seen'] = [];
   let refused = 0;
   const withdrawn = new Set<string>();
+  const refusedTokens = new Set<string>();
+  let challengeMetadataUrl: string | undefined;
   const http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const base = url ?? `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -54,9 +63,11 @@ export async function startProtectedServer(issuer: string, url?: string): Promis
     } catch {
       sub = undefined;
     }
-    if (!sub || withdrawn.has(sub)) {
+    if (!sub || withdrawn.has(sub) || refusedTokens.has(token ?? '')) {
       refused += 1;
-      response.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${metadataUrl}"` });
+      response.writeHead(401, {
+        'www-authenticate': `Bearer resource_metadata="${challengeMetadataUrl ?? metadataUrl}"`,
+      });
       response.end();
       return;
     }
@@ -82,6 +93,12 @@ export async function startProtectedServer(issuer: string, url?: string): Promis
     },
     refuse: (sub) => {
       withdrawn.add(sub);
+    },
+    refuseToken: (token) => {
+      refusedTokens.add(token);
+    },
+    challengeWith: (url) => {
+      challengeMetadataUrl = url;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -38,6 +38,9 @@ export function toRequestError(error: unknown, request: FailedRequest): Error {
     (error instanceof HostError && error.code === 'REQUEST_TIMEOUT');
   if (timedOut) return requestTimedOut(what, server, request.timeoutMs, { cause: error });
   if (error instanceof MissingCredentialsError) return credentialsNeeded(what, server, error.placeholders);
+  // A person's OAuth connection the host cannot refresh now (an outage): the grant stands, try again.
+  if (error instanceof AuthorizationError && error.retryable)
+    return requestFailed(what, server, request.redact(error.message), { cause: error });
   // A person's OAuth connection the host cannot get a token for: they connect again.
   if (error instanceof AuthorizationError) return credentialsNeeded(what, server, ['token'], 401);
   // A server that refuses the person's own credential: it expired or was revoked, and they can fix it.

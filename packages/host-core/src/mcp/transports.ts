@@ -77,7 +77,12 @@ export async function createTransport(
     Object.values(fillHeaders(config.headers, {}, context.env).headers),
   );
   // A workspace's server: public addresses only, checked at connect time, redirects within its origin only.
-  const send = config.publicAddressesOnly ? await guardedFetch(config.publicAddressesOnly) : fetch;
+  const reach = config.publicAddressesOnly ? await guardedFetch(config.publicAddressesOnly) : fetch;
+  const person = config.oauthPerson;
+  const authProvider = config.oauth ? await oauthProvider(config, context) : undefined;
+  // A person's OAuth connection: their token on every request, a 401 handled by the host's grants.
+  const send =
+    person && !authProvider && context.oauth ? context.oauth.authorizedFetch(person, config, reach) : reach;
   const fetchWithHeaders = (input: string | URL | Request, init?: RequestInit) => {
     const headers = new Headers(init?.headers);
     for (const [header, value] of Object.entries(
@@ -90,8 +95,6 @@ export async function createTransport(
       return capResponse(response, config.maxResponseBytes ?? defaultMaxResponseBytes);
     });
   };
-  const person = config.oauthPerson;
-  const authProvider = config.oauth ? await oauthProvider(config, context) : undefined;
   const url = new URL(config.url);
   if (config.transport === 'http') {
     const { StreamableHTTPClientTransport } = await import(
@@ -111,14 +114,16 @@ export async function createTransport(
 }
 
 /**
- * How an OAuth server's connection authenticates: a person's connection with their tokens (refreshed
- * by the host's OAuth service); a `client_credentials` server with the operator's client, through the
- * SDK's providers (client secret, or a `private_key_jwt` assertion).
+ * How an OAuth server's connection authenticates: a `client_credentials` server with the operator's
+ * client, through the SDK's providers (client secret, or a `private_key_jwt` assertion); a person's
+ * connection with none (undefined): their tokens go with each request and a 401 is handled by the
+ * host's OAuth service ({@link OAuthService.authorizedFetch}), never by the SDK's own authorization,
+ * which would follow the challenge to whichever authorization server it names.
  */
 async function oauthProvider(
   config: RemoteServerConfig,
   context: TransportContext,
-): Promise<OAuthClientProvider> {
+): Promise<OAuthClientProvider | undefined> {
   const oauth = config.oauth as OAuthSettings;
   if (oauth.grant === 'client_credentials') {
     const { ClientCredentialsProvider, PrivateKeyJwtProvider } = await import(
@@ -146,5 +151,5 @@ async function oauthProvider(
     throw new Error(
       'OAuth is not set up on this host: it needs the public URL people are sent back to (see README, "Remote servers with OAuth")',
     );
-  return context.oauth.transportProvider(config.oauthPerson, config);
+  return undefined;
 }

@@ -8,12 +8,14 @@ export class AuthorizationError extends HostError {
   override name = 'AuthorizationError';
   /** The person has to connect again (their tokens are gone or refused). */
   readonly reconnect: boolean;
+  /** Nothing is wrong with the person's connection: the same request may work in a moment (an outage). */
+  readonly retryable: boolean;
 
   constructor(
     readonly server: string | undefined,
     readonly step: string,
     detail: string,
-    options?: { cause?: unknown; reconnect?: boolean },
+    options?: { cause?: unknown; reconnect?: boolean; retryable?: boolean },
   ) {
     super(
       'AUTHORIZATION_FAILED',
@@ -21,6 +23,7 @@ export class AuthorizationError extends HostError {
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.reconnect = options?.reconnect ?? false;
+    this.retryable = options?.retryable ?? false;
   }
 }
 

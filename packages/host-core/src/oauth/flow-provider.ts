@@ -5,7 +5,6 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { AuthorizationError } from './authorization-error.js';
-import type { OAuthGrant } from './grant.js';
 
 /** One authorization in progress, stored under its state until the redirect comes back. */
 export interface FlowRecord {
@@ -69,41 +68,6 @@ export function flowProvider(
     discoveryState: () => flow.discovery,
     saveDiscoveryState: (state) => {
       flow.discovery = state;
-    },
-  };
-}
-
-/**
- * What a person's connection to an OAuth server authenticates with: their current tokens (refreshed
- * by the service), and tokens the SDK refreshed itself saved back. It never starts a sign-in: a
- * connection that needs one fails, and the person is offered Connect.
- */
-export function refreshingProvider(options: {
-  redirectUrl: string;
-  clientMetadata: OAuthClientMetadata;
-  grant: () => OAuthGrant | undefined;
-  tokens: () => Promise<OAuthTokens | undefined>;
-  saveTokens: (tokens: OAuthTokens) => Promise<void>;
-  server: string;
-}): OAuthClientProvider {
-  return {
-    redirectUrl: options.redirectUrl,
-    clientMetadata: options.clientMetadata,
-    clientInformation: () => options.grant()?.client,
-    saveClientInformation: () => undefined,
-    tokens: () => options.tokens(),
-    saveTokens: (tokens) => options.saveTokens(tokens),
-    redirectToAuthorization: () => {
-      throw new AuthorizationError(
-        options.server,
-        'refresh',
-        'the server no longer accepts these tokens; connect the server again',
-        { reconnect: true },
-      );
-    },
-    saveCodeVerifier: () => undefined,
-    codeVerifier: () => {
-      throw new AuthorizationError(options.server, 'refresh', 'no sign-in is running on this connection');
     },
   };
 }

@@ -23,6 +23,12 @@ export interface OAuthGrant {
   tokens: OAuthTokens;
   /** When the access token expires (ms since the epoch), when the server said. */
   expiresAt?: number;
+  /**
+   * When these tokens were obtained by a refresh made because the server refused the ones before (ms
+   * since the epoch): a refusal of these within a minute is not refreshed again (the server refuses
+   * the grant however fresh; the person connects again).
+   */
+  refreshedOnRefusalAt?: number;
   /** When the person connected (ISO). */
   connectedAt: string;
 }

@@ -13,15 +13,20 @@ export interface GrantOwner {
   user: string;
 }
 
+/** Tokens refreshed for a refusal are not refreshed again for another within this long. */
+const refusalRefreshGapMs = 60_000;
+
 export const keyOf = (person: GrantOwner, server: string) =>
   `${person.workspace}\u0000${person.user}\u0000${server}`;
 
 /**
- * People's grants: read from the store once and cached, refreshed before they expire (one refresh per
- * refresh token in this process and across replicas), saved back rotated, revoked on disconnect.
+ * People's grants: read from the store once and cached, refreshed at their own authorization server
+ * when they expire or a server refuses them (one refresh at a time per grant, in this process and
+ * across replicas), saved back rotated, revoked on disconnect.
  */
 export class Grants {
   private readonly cache = new Map<string, OAuthGrant>();
+  /** Refreshes under way in this process, by grant and the access token they replace. */
   private readonly refreshing = new Map<string, Promise<OAuthGrant>>();
 
   constructor(
@@ -35,11 +40,6 @@ export class Grants {
       refreshMarginMs?: number;
     },
   ) {}
-
-  /** The cached grant, if any (the SDK's provider reads the client from it). */
-  cached(person: GrantOwner, server: string): OAuthGrant | undefined {
-    return this.cache.get(keyOf(person, server));
-  }
 
   /** A new grant (a completed flow): stored as the person's credential and cached. */
   async save(person: GrantOwner, grant: OAuthGrant): Promise<void> {
@@ -56,10 +56,10 @@ export class Grants {
   }
 
   /**
-   * The person's current tokens for the server, refreshed first when they expire within the margin:
-   * one refresh at a time in this process and across replicas (the store's claim), the rotated
-   * refresh token stored. Undefined when they have not connected; a refresh the server refuses
-   * removes the grant and throws (they connect again).
+   * The person's current tokens for the server, refreshed first when they expire within the margin.
+   * Undefined when they have not connected. A refresh the authorization server refuses
+   * (`invalid_grant`, `invalid_client`) removes the grant and throws (they connect again); one that
+   * fails otherwise (an outage) keeps it and throws an error that says to try again.
    */
   async tokens(
     person: GrantOwner,
@@ -67,38 +67,33 @@ export class Grants {
     /** How this server's authorization server is reached (a workspace's server: public addresses only). */
     fetchFn: typeof fetch = this.options.fetch,
   ): Promise<OAuthTokens | undefined> {
-    const key = keyOf(person, server);
-    let grant = this.cache.get(key);
-    if (!grant) {
-      grant = parseGrant(await this.options.store.grant(person.workspace, person.user, server));
-      if (!grant) return undefined;
-      this.options.redactor.add(grantSecrets(grant));
-      this.cache.set(key, grant);
-    }
+    const grant = this.cache.get(keyOf(person, server)) ?? (await this.stored(person, server));
+    if (!grant) return undefined;
     if (!this.expiresSoon(grant)) return grant.tokens;
-    let pending = this.refreshing.get(key);
-    if (!pending) {
-      pending = this.refresh(person, grant, fetchFn).finally(() => this.refreshing.delete(key));
-      this.refreshing.set(key, pending);
-    }
-    return (await pending).tokens;
+    return (await this.refreshOnce(person, grant, fetchFn)).tokens;
   }
 
-  /** Saves tokens the SDK obtained itself on a connection (its own refresh after a 401). */
-  async saveTokens(person: GrantOwner, server: string, tokens: OAuthTokens): Promise<void> {
-    const key = keyOf(person, server);
-    const grant =
-      this.cache.get(key) ??
-      parseGrant(await this.options.store.grant(person.workspace, person.user, server));
-    if (!grant) return;
-    const next: OAuthGrant = {
-      ...grant,
-      tokens: { ...tokens, refresh_token: tokens.refresh_token ?? grant.tokens.refresh_token },
-      ...this.expiry(tokens),
-    };
-    this.options.redactor.add(grantSecrets(next));
-    this.cache.set(key, next);
-    await this.options.store.saveGrant(person.workspace, person.user, server, JSON.stringify(next));
+  /**
+   * The server refused this access token (HTTP 401) before it expired: the grant is read again from
+   * the store (another replica may have refreshed it, or the person connected again) and, when the
+   * store still holds the refused token, refreshed at the grant's own authorization server. Returns
+   * the tokens to try once more, or undefined when there are none to try (the refused token came
+   * from a refresh made for a refusal less than a minute ago: the server refuses this grant however
+   * fresh, and refreshing on each request would only spend refresh tokens).
+   */
+  async refused(
+    person: GrantOwner,
+    server: string,
+    accessToken: string,
+    fetchFn: typeof fetch = this.options.fetch,
+  ): Promise<OAuthTokens | undefined> {
+    const grant = await this.stored(person, server);
+    if (!grant) return undefined;
+    if (grant.tokens.access_token !== accessToken) return grant.tokens;
+    const refusedBefore = grant.refreshedOnRefusalAt;
+    if (refusedBefore !== undefined && this.options.now().getTime() - refusedBefore < refusalRefreshGapMs)
+      return undefined;
+    return (await this.refreshOnce(person, grant, fetchFn, { onRefusal: true })).tokens;
   }
 
   /** Revokes the person's tokens at the authorization server (RFC 7009, where offered), then forgets them. */
@@ -132,6 +127,19 @@ export class Grants {
         this.cache.delete(key);
   }
 
+  /** The grant as the store holds it now (cached, its secrets redacted), or undefined. */
+  private async stored(person: GrantOwner, server: string): Promise<OAuthGrant | undefined> {
+    const grant = parseGrant(await this.options.store.grant(person.workspace, person.user, server));
+    const key = keyOf(person, server);
+    if (!grant) {
+      this.cache.delete(key);
+      return undefined;
+    }
+    this.options.redactor.add(grantSecrets(grant));
+    this.cache.set(key, grant);
+    return grant;
+  }
+
   private expiresSoon(grant: OAuthGrant): boolean {
     return (
       grant.expiresAt !== undefined &&
@@ -139,52 +147,114 @@ export class Grants {
     );
   }
 
-  private async refresh(person: GrantOwner, grant: OAuthGrant, fetchFn: typeof fetch): Promise<OAuthGrant> {
+  /** One refresh of `stale` in this process: concurrent callers share it. */
+  private refreshOnce(
+    person: GrantOwner,
+    stale: OAuthGrant,
+    fetchFn: typeof fetch,
+    options: { onRefusal?: boolean } = {},
+  ): Promise<OAuthGrant> {
+    const key = `${keyOf(person, stale.server)}\u0000${stale.tokens.access_token}`;
+    let pending = this.refreshing.get(key);
+    if (!pending) {
+      pending = this.refreshClaimed(person, stale, fetchFn, options).finally(() =>
+        this.refreshing.delete(key),
+      );
+      this.refreshing.set(key, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * Across replicas: the replica whose claim on (person, server, the access token replaced) succeeds
+   * refreshes, after reading the grant once more (a replica may have finished just before); the
+   * others read the result back from the store. The claim is released when the attempt ends, so the
+   * next refresh (the refresh token unchanged, where the server does not rotate them) claims anew.
+   */
+  private async refreshClaimed(
+    person: GrantOwner,
+    stale: OAuthGrant,
+    fetchFn: typeof fetch,
+    options: { onRefusal?: boolean },
+  ): Promise<OAuthGrant> {
+    const server = stale.server;
+    const claim = `oauth-refresh:${sha256(`${keyOf(person, server)}\u0000${stale.tokens.access_token}`)}`;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      // Another replica refreshes these tokens: its result is read back from the store.
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      const claimed = await this.options.store.claim(claim, person.workspace);
+      try {
+        const current = await this.stored(person, server);
+        if (!current) throw reconnect(server, 'the connection was removed meanwhile');
+        if (current.tokens.access_token !== stale.tokens.access_token) return current;
+        if (claimed) return await this.refresh(person, current, fetchFn, options);
+      } finally {
+        if (claimed)
+          await this.options.store
+            .release(claim)
+            .catch((error: unknown) =>
+              this.options.logger.warn({ server, error: String(error) }, 'could not release a refresh claim'),
+            );
+      }
+    }
+    throw retryLater(server, 'another refresh of these tokens did not finish');
+  }
+
+  /** The refresh itself, at the grant's own authorization server; the tokens keep its issuer. */
+  private async refresh(
+    person: GrantOwner,
+    grant: OAuthGrant,
+    fetchFn: typeof fetch,
+    options: { onRefusal?: boolean },
+  ): Promise<OAuthGrant> {
     const server = grant.server;
     const refreshToken = grant.tokens.refresh_token;
-    if (!refreshToken) {
-      await this.dropGrant(person, grant, 'the access token expired and the server gave no refresh token');
-    }
-    // Across replicas: the first to claim this refresh token refreshes; the others wait for its result.
-    const claimed = await this.options.store.claim(
-      `oauth-refresh:${sha256(`${keyOf(person, server)}\u0000${refreshToken}`)}`,
-      person.workspace,
-    );
-    if (!claimed) return this.awaitRefreshed(person, grant);
+    if (!refreshToken)
+      return this.dropGrant(
+        person,
+        grant,
+        options.onRefusal
+          ? 'the server refused the access token and the authorization server gave no refresh token'
+          : 'the access token expired and the authorization server gave no refresh token',
+      );
     let tokens: OAuthTokens;
     try {
       const { refreshAuthorization } = await sdkAuth();
       tokens = await refreshAuthorization(grant.authorizationServer, {
         ...(grant.metadata ? { metadata: grant.metadata } : {}),
         clientInformation: grant.client,
-        refreshToken: refreshToken as string,
+        refreshToken,
         ...(grant.resource ? { resource: new URL(grant.resource) } : {}),
         fetchFn,
       });
     } catch (error) {
-      return this.dropGrant(person, grant, `the refresh was refused: ${describeOAuthError(error)}`);
+      // RFC 6749 §5.2: only these say the grant (or the client) is dead; anything else may pass.
+      const code = (error as { errorCode?: unknown } | undefined)?.errorCode;
+      if (code === 'invalid_grant' || code === 'invalid_client')
+        return this.dropGrant(person, grant, `the refresh was refused: ${describeOAuthError(error)}`);
+      this.options.logger.warn(
+        { server, error: describeOAuthError(error) },
+        'refreshing OAuth tokens failed; the connection is kept',
+      );
+      throw retryLater(
+        server,
+        `the authorization server could not refresh the tokens (${describeOAuthError(error)})`,
+        error,
+      );
     }
-    const next: OAuthGrant = { ...grant, tokens, ...this.expiry(tokens) };
+    const next: OAuthGrant = {
+      ...grant,
+      // The SDK's stamp: these tokens are for this authorization server and no other.
+      tokens: { ...tokens, issuer: grant.authorizationServer },
+      ...this.expiry(tokens),
+    };
+    if (options.onRefusal) next.refreshedOnRefusalAt = this.options.now().getTime();
+    else delete next.refreshedOnRefusalAt;
     this.options.redactor.add(grantSecrets(next));
     await this.options.store.saveGrant(person.workspace, person.user, server, JSON.stringify(next));
     this.cache.set(keyOf(person, server), next);
     this.options.logger.info({ server }, 'OAuth tokens refreshed');
     return next;
-  }
-
-  /** Another replica refreshes: its grant is read back from the store (bounded wait). */
-  private async awaitRefreshed(person: GrantOwner, stale: OAuthGrant): Promise<OAuthGrant> {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const stored = parseGrant(await this.options.store.grant(person.workspace, person.user, stale.server));
-      if (!stored) break;
-      if (stored.tokens.access_token !== stale.tokens.access_token) {
-        this.options.redactor.add(grantSecrets(stored));
-        this.cache.set(keyOf(person, stale.server), stored);
-        return stored;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw reconnect(stale.server, 'another refresh of these tokens did not finish');
   }
 
   private async dropGrant(person: GrantOwner, grant: OAuthGrant, why: string): Promise<never> {
@@ -199,5 +269,13 @@ export class Grants {
 function reconnect(server: string, why: string): AuthorizationError {
   return new AuthorizationError(server, 'refresh', `${why}; connect the server again`, {
     reconnect: true,
+  });
+}
+
+/** The grant stands, but no token could be had now: the person (or the model) tries again later. */
+function retryLater(server: string, why: string, cause?: unknown): AuthorizationError {
+  return new AuthorizationError(server, 'refresh', `${why}; the connection is kept: try again in a moment`, {
+    ...(cause === undefined ? {} : { cause }),
+    retryable: true,
   });
 }

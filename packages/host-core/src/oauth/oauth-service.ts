@@ -1,4 +1,3 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -13,7 +12,7 @@ import type { Redactor } from '../redaction.js';
 import { AuthorizationError, describeOAuthError } from './authorization-error.js';
 import { redeemRedirect, stateLifetimeMs } from './checks.js';
 import { challenge, chooseScope, discover } from './discovery.js';
-import { type FlowRecord, flowProvider, refreshingProvider } from './flow-provider.js';
+import { type FlowRecord, flowProvider } from './flow-provider.js';
 import { type OAuthGrant, sha256 } from './grant.js';
 import { type GrantOwner, Grants } from './grants.js';
 import type { OAuthStore } from './oauth-store.js';
@@ -265,17 +264,39 @@ export class OAuthService {
     return { workspace: flow.workspace, user: flow.user, server };
   }
 
-  /** The provider a person's connection to an OAuth server authenticates with. */
-  transportProvider(person: GrantOwner, config: RemoteServerConfig): OAuthClientProvider {
-    return refreshingProvider({
-      redirectUrl: this.options.redirectUrl,
-      clientMetadata: this.clientMetadata(config.oauth?.scope),
-      grant: () => this.grants.cached(person, config.name),
-      tokens: () =>
-        this.grants.tokens(person, config.name, fetchWithin(config?.publicAddressesOnly, this.fetchFn)),
-      saveTokens: (tokens) => this.grants.saveTokens(person, config.name, tokens),
-      server: config.name,
-    });
+  /**
+   * The fetch a person's connection to an OAuth server sends its requests through (`send` reaches the
+   * server): each carries their current access token; a 401 has the grant read again and, when the
+   * store still holds the refused token, refreshed through {@link Grants} at the grant's own
+   * authorization server, then the request is sent once more. A challenge's `resource_metadata` is
+   * never followed here: a connection never changes the authorization server (only Connect does).
+   */
+  authorizedFetch(person: GrantOwner, config: RemoteServerConfig, send: typeof fetch): typeof fetch {
+    const server = config.name;
+    const toAuthorizationServer = fetchWithin(config.publicAddressesOnly, this.fetchFn);
+    const withToken = (input: string | URL | Request, init: RequestInit | undefined, token: string) => {
+      const headers = new Headers(init?.headers);
+      headers.set('authorization', `Bearer ${token}`);
+      return send(input, { ...init, headers });
+    };
+    return async (input, init) => {
+      const tokens = await this.grants.tokens(person, server, toAuthorizationServer);
+      if (!tokens)
+        throw new AuthorizationError(
+          server,
+          'refresh',
+          'the person is not connected; connect the server again',
+          {
+            reconnect: true,
+          },
+        );
+      const response = await withToken(input, init, tokens.access_token);
+      if (response.status !== 401) return response;
+      const fresh = await this.grants.refused(person, server, tokens.access_token, toAuthorizationServer);
+      if (!fresh) return response;
+      await response.body?.cancel().catch(() => undefined);
+      return withToken(input, init, fresh.access_token);
+    };
   }
 
   /**

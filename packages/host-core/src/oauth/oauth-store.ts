@@ -1,7 +1,8 @@
 /**
  * What MCP authorization keeps, and where: a person's grant for a server is their credential for it
  * (encrypted per workspace, person and server, like a pasted token); client registrations and pending
- * authorizations are sealed records; `claim` lets exactly one replica refresh a grant.
+ * authorizations are sealed records; `claim` lets exactly one replica refresh a grant, `release` ends
+ * that claim when the refresh is done.
  * `@ai-assistant/store` provides one (see the apps); {@link memoryOAuthStore} keeps them in memory.
  */
 export interface OAuthStore {
@@ -12,8 +13,10 @@ export interface OAuthStore {
   saveRecord(kind: string, id: string, workspace: string | undefined, value: string): Promise<void>;
   /** Whether there was one: of two callers deleting the same record, exactly one hears true. */
   deleteRecord(kind: string, id: string): Promise<boolean>;
-  /** True for exactly one caller per id, across replicas. */
+  /** True for exactly one caller per id, across replicas, until the id is released. */
   claim(id: string, workspace: string): Promise<boolean>;
+  /** Ends a claim this replica made (the work it guarded is done): the id may be claimed again. */
+  release(id: string): Promise<void>;
 }
 
 /** An {@link OAuthStore} in this process's memory (the terminal chat, tests). */
@@ -39,11 +42,14 @@ export function memoryOAuthStore(): OAuthStore {
       claims.add(id);
       return true;
     },
+    release: async (id) => {
+      claims.delete(id);
+    },
   };
 }
 
 /** The store's part an {@link OAuthStore} needs besides credentials: sealed records and claims. */
-export type OAuthRecords = Pick<OAuthStore, 'record' | 'saveRecord' | 'deleteRecord' | 'claim'>;
+export type OAuthRecords = Pick<OAuthStore, 'record' | 'saveRecord' | 'deleteRecord' | 'claim' | 'release'>;
 
 /**
  * An {@link OAuthStore} whose grants are people's credentials (so "connected" means the same for a
@@ -65,5 +71,6 @@ export function oauthStoreOver(
     saveRecord: (kind, id, workspace, value) => records.saveRecord(kind, id, workspace, value),
     deleteRecord: (kind, id) => records.deleteRecord(kind, id),
     claim: (id, workspace) => records.claim(id, workspace),
+    release: (id) => records.release(id),
   };
 }
