@@ -3,8 +3,10 @@ export {
   type AuthorizationServerOptions,
   startAuthorizationServer,
 } from './authorization-server.js';
+
 // What several packages' tests share. Private: never published.
 
+export { demoModel } from './demo-model.js';
 export {
   type ApiCall,
   botUserId,
