@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
@@ -11,7 +12,9 @@ const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
 
 describe('the deploy folder (what the Docker image contains)', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'deploy-'));
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  // A deploy folder holds a whole node_modules: removed off the main thread, retried on a busy disk, with
+  // a hook limit to match (a synchronous removal once outlived the hook's limit after both tests passed).
+  afterAll(() => rm(scratch, { recursive: true, force: true, maxRetries: 10 }), 300_000);
 
   const deployTo = (folder: string) =>
     spawnSync(process.execPath, [join(repoRoot, 'scripts', 'deploy.mjs'), folder], {
