@@ -50,31 +50,3 @@ describe('host-core layering', () => {
     expect(offenders).toEqual([]);
   });
 });
-
-describe('rooms', () => {
-  it('no source file of a package, app or server is over 300 lines (tests and benches aside)', () => {
-    const root = resolve(import.meta.dirname, '..');
-    const over: string[] = [];
-    const walk = (folder: string): void => {
-      for (const entry of readdirSync(folder, { withFileTypes: true })) {
-        const path = join(folder, entry.name);
-        if (entry.isDirectory()) walk(path);
-        else if (/\.(ts|mts|mjs)$/.test(entry.name) && !/\.test\.[a-z]+$/.test(entry.name)) {
-          const lines = readFileSync(path, 'utf8').split('\n').length - 1;
-          if (lines > 300) over.push(`${path.slice(root.length + 1)}: ${lines} lines`);
-        }
-      }
-    };
-    for (const group of ['packages', 'apps', 'mcp_servers'])
-      for (const part of readdirSync(join(root, group), { withFileTypes: true }))
-        if (part.isDirectory()) {
-          const src = join(root, group, part.name, 'src');
-          try {
-            walk(src);
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-          }
-        }
-    expect(over).toEqual([]);
-  });
-});
