@@ -25,6 +25,10 @@ export interface PeopleStore {
     put(workspace: string, user: string, server: string, secret: string): Promise<void>;
     /** Whether there was one. */
     delete(workspace: string, user: string, server: string): Promise<boolean>;
+    /** The people of a workspace who hold a credential for a server. */
+    holders?(workspace: string, server: string): Promise<string[]>;
+    /** Deletes every person's credential for a server of a workspace; how many. */
+    deleteServer?(workspace: string, server: string): Promise<number>;
   };
   workspaces: {
     /** The servers a workspace's admins enabled (true) or disabled (false). */

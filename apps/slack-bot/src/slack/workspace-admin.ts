@@ -96,7 +96,10 @@ export function removeButton(server: WorkspaceServer): Block {
     confirm: {
       title: text('Remove this server?'),
       text: text(
-        `${server.name} is removed from this workspace, with everyone’s settings for it.`.slice(0, 300),
+        `${server.name} is removed from this workspace, with everyone’s settings and connections for it (their tokens are deleted; OAuth sign-ins revoked).`.slice(
+          0,
+          300,
+        ),
       ),
       confirm: text('Remove'),
       deny: text('Keep it'),
