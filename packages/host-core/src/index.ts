@@ -117,6 +117,7 @@ export type {
   Usage,
 } from './types.js';
 export {
+  effectiveLimits,
   memoryUsageStore,
   type UsageDelta,
   UsageGate,
@@ -125,6 +126,7 @@ export {
   type UsageStore,
   type UsageTotals,
   usageLimitsFromEnv,
+  WorkspaceBudgetError,
 } from './usage.js';
 export {
   type WorkspaceServerAuth,

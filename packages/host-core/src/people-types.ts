@@ -120,4 +120,9 @@ export interface PeopleOptions {
    * private or link-local (`WORKSPACE_SERVERS_ALLOW`, comma-separated); by default none.
    */
   workspaceServersAllow?: string;
+  /**
+   * The operator's budgets (`USAGE_LIMIT_*`, `RATE_LIMIT_QUESTIONS_PER_MINUTE`): a ceiling for the
+   * budgets a workspace's admins set, who may lower them, never lift them.
+   */
+  usageLimits?: UsageLimits;
 }

@@ -1,4 +1,5 @@
 import { wholeNumber } from './environment.js';
+import { HostError } from './errors.js';
 
 /** Who asks. */
 export interface UsagePerson {
@@ -34,6 +35,30 @@ export interface UsageLimits {
   tokensPerWorkspaceDay?: number;
   toolCallsPerPersonDay?: number;
   questionsPerPersonMinute?: number;
+}
+
+/** A budget a workspace's admins may not set: above the operator's, which is their ceiling. */
+export class WorkspaceBudgetError extends HostError {
+  override name = 'WorkspaceBudgetError';
+  constructor(
+    readonly field: keyof UsageLimits,
+    message: string,
+  ) {
+    super('WORKSPACE_BUDGET_INVALID', message);
+  }
+}
+
+/**
+ * The limits that hold in a workspace: the operator's are a ceiling its admins may lower, never lift
+ * (the smaller of the two applies); one the operator left unset is the admins' to choose.
+ */
+export function effectiveLimits(operator: UsageLimits, workspace: UsageLimits | undefined): UsageLimits {
+  const limits: UsageLimits = { ...operator };
+  for (const [name, value] of Object.entries(workspace ?? {}) as Array<[keyof UsageLimits, number]>) {
+    const ceiling = operator[name];
+    if (value !== undefined) limits[name] = ceiling === undefined ? value : Math.min(ceiling, value);
+  }
+  return limits;
 }
 
 /**
@@ -93,7 +118,7 @@ const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 /**
  * Counts what each turn uses (model tokens, tool calls, questions) per person per day, and stops a turn
  * before the model is called when a budget is spent (with when it resets) or a person asks faster than
- * the per-minute rate (counted per replica). Per-workspace limits, when given, override the defaults.
+ * the per-minute rate (counted per replica). Per-workspace limits, when given, may lower the operator's.
  */
 export class UsageGate {
   private readonly recent = new Map<string, number[]>();
@@ -104,7 +129,7 @@ export class UsageGate {
       store: UsageStore;
       limits: UsageLimits;
       now?: () => Date;
-      /** A workspace's own limits (its admins' settings), merged over `limits`. */
+      /** A workspace's own limits (its admins' settings): they may lower `limits`, never lift them. */
       workspaceLimits?: (workspace: string) => Promise<UsageLimits | undefined>;
     },
   ) {
@@ -114,7 +139,10 @@ export class UsageGate {
   /** Whether the person may ask now; otherwise the words to tell them. */
   async admit(person: UsagePerson): Promise<{ ok: true } | { ok: false; message: string }> {
     const now = this.now();
-    const limits = { ...this.options.limits, ...(await this.options.workspaceLimits?.(person.workspace)) };
+    const limits = effectiveLimits(
+      this.options.limits,
+      await this.options.workspaceLimits?.(person.workspace),
+    );
     if (limits.questionsPerPersonMinute !== undefined) {
       const key = `${person.workspace}\u0000${person.user}`;
       const window = (this.recent.get(key) ?? []).filter((at) => now.getTime() - at < 60_000);

@@ -11,7 +11,7 @@ import {
   type WorkspaceServerInput,
   workspaceLimitsOf,
 } from './people-types.js';
-import type { UsageLimits } from './usage.js';
+import { type UsageLimits, WorkspaceBudgetError } from './usage.js';
 import {
   checkWorkspaceServer,
   fetchWorkspaceDocument,
@@ -46,6 +46,8 @@ export interface WorkspaceAdminDeps {
   allow: AddressAllowlist;
   now: () => Date;
   record: (entry: Omit<PeopleAuditEntry, 'at'>) => Promise<void>;
+  /** The operator's budgets: the most a workspace's admins may set. */
+  ceiling: UsageLimits;
 }
 
 /**
@@ -236,10 +238,21 @@ export class WorkspaceAdmin {
     return workspaceLimitsOf(await this.store?.workspaces.limits?.(workspace));
   }
 
-  /** An admin sets the workspace's budgets (whole numbers above 0; absent ones follow the operator's). */
+  /**
+   * An admin sets the workspace's budgets (whole numbers above 0; absent ones follow the operator's).
+   * The operator's are a ceiling: one above it is refused with a `WorkspaceBudgetError` naming it.
+   */
   async setLimits(admin: PersonRef, limits: UsageLimits): Promise<void> {
     if (!this.store?.workspaces.setLimits) throw new Error('budgets cannot be stored: there is no store');
     const kept: Record<string, number> = { ...workspaceLimitsOf({ ...limits }) };
+    for (const [name, value] of Object.entries(kept) as Array<[keyof UsageLimits, number]>) {
+      const ceiling = this.deps.ceiling[name];
+      if (ceiling !== undefined && value > ceiling)
+        throw new WorkspaceBudgetError(
+          name,
+          `${name} may be at most ${ceiling.toLocaleString('en-US')} (the operator’s limit): set a lower number, or leave it empty to use the operator’s`,
+        );
+    }
     await this.store.workspaces.setLimits(admin.workspace, kept);
     await this.deps.record({
       kind: 'admin',
