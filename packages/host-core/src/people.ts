@@ -251,9 +251,7 @@ export class People {
   readonly setApproval: WorkspaceAdmin['setApproval'] = (...args) => this.admin.setApproval(...args);
   readonly limits: WorkspaceAdmin['limits'] = (...args) => this.admin.limits(...args);
   /** The operator's budgets: the most a workspace's admins may set (see {@link setLimits}). */
-  limitCeiling(): UsageLimits {
-    return { ...this.options.usageLimits };
-  }
+  readonly limitCeiling = (): UsageLimits => ({ ...this.options.usageLimits });
   readonly setLimits: WorkspaceAdmin['setLimits'] = (...args) => this.admin.setLimits(...args);
   readonly setEnabled: WorkspaceAdmin['setEnabled'] = (...args) => this.admin.setEnabled(...args);
 

@@ -11,6 +11,7 @@ import {
   type WorkspaceServerInput,
   workspaceLimitsOf,
 } from './people-types.js';
+import { dropServerCredentials } from './server-credentials.js';
 import { type UsageLimits, WorkspaceBudgetError } from './usage.js';
 import {
   checkWorkspaceServer,
@@ -146,7 +147,14 @@ export class WorkspaceAdmin {
     // Credentials an earlier server of this name left (removed before removal deleted them) are not
     // this server's: they would carry one person's token to another address.
     const config = workspaceServerConfig(spec, admin.workspace, this.deps.allow);
-    await this.dropCredentials(admin.workspace, spec.name, config.transport === 'http' ? config : undefined);
+    await dropServerCredentials(
+      this.host,
+      this.store,
+      this.deps.logger,
+      admin.workspace,
+      spec.name,
+      config.transport === 'http' ? config : undefined,
+    );
     await this.store.workspaceServers.put(admin.workspace, spec.name, JSON.stringify(spec));
     this.deps.logger.info({ ...admin, server: spec.name, tools: tools.length }, 'workspace server added');
     await this.deps.record({
@@ -170,7 +178,14 @@ export class WorkspaceAdmin {
     if (!removed) return false;
     await this.store?.workspaces.forgetServer?.(admin.workspace, name);
     this.host?.forgetWorkspace(admin.workspace, name);
-    const dropped = await this.dropCredentials(admin.workspace, name, config);
+    const dropped = await dropServerCredentials(
+      this.host,
+      this.store,
+      this.deps.logger,
+      admin.workspace,
+      name,
+      config,
+    );
     await this.deps.record({
       kind: 'admin',
       workspace: admin.workspace,
@@ -179,44 +194,6 @@ export class WorkspaceAdmin {
       detail: `removed ${name}${dropped > 0 ? ` and ${dropped} people’s credentials for it` : ''}`,
     });
     return true;
-  }
-
-  /**
-   * Deletes every person's credential for a workspace's server; an OAuth grant is revoked at its
-   * authorization server first (best effort: a failure is logged, the grant deleted all the same).
-   * How many people had one.
-   */
-  private async dropCredentials(
-    workspace: string,
-    server: string,
-    config: RemoteServerConfig | undefined,
-  ): Promise<number> {
-    const credentials = this.store?.credentials;
-    if (!credentials?.holders || !credentials.deleteServer) return 0;
-    const holders = await credentials.holders(workspace, server);
-    if (holders.length === 0) return 0;
-    // Revoked through the server's own address rules only (a workspace's: public addresses).
-    const oauth = config?.publicAddressesOnly ? this.host?.oauth : undefined;
-    // A few at a time: each revocation is a round trip to the authorization server.
-    for (let start = 0; oauth && start < holders.length; start += 8)
-      await Promise.all(
-        holders
-          .slice(start, start + 8)
-          .map((user) =>
-            oauth
-              .disconnect({ workspace, user }, server, config)
-              .catch((error: unknown) =>
-                this.deps.logger.warn(
-                  { workspace, user, server, error: String(error) },
-                  'revoking a removed server’s credential failed; it is deleted all the same',
-                ),
-              ),
-          ),
-      );
-    await credentials.deleteServer(workspace, server);
-    for (const user of holders) this.host?.forgetCredential({ workspace, user }, server);
-    this.deps.logger.info({ workspace, server, people: holders.length }, 'credentials of a server deleted');
-    return holders.length;
   }
 
   /** An admin chooses which tools of a server need approval in the workspace (null: the server's own). */
