@@ -118,16 +118,21 @@ export type {
 } from './types.js';
 export {
   effectiveLimits,
-  memoryUsageStore,
-  type UsageDelta,
   UsageGate,
   type UsageLimits,
   type UsagePerson,
-  type UsageStore,
-  type UsageTotals,
   usageLimitsFromEnv,
   WorkspaceBudgetError,
 } from './usage.js';
+export {
+  memoryUsageStore,
+  type ReservedLimit,
+  type UsageDelta,
+  type UsageReservation,
+  type UsageReservationRequest,
+  type UsageStore,
+  type UsageTotals,
+} from './usage-store.js';
 export {
   type WorkspaceServerAuth,
   WorkspaceServerError,

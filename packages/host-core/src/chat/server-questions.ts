@@ -5,7 +5,7 @@ import type {
   SamplingAnswer,
   SamplingRequest,
 } from '../tool-host.js';
-import type { LLMProvider, Message } from '../types.js';
+import type { LLMProvider, Message, Usage } from '../types.js';
 import type { ApprovalDecision, ApprovalRequest, ChatEvent } from './chat-types.js';
 
 /** How much a turn's servers may ask of its model (`sampling/createMessage`). */
@@ -21,6 +21,8 @@ export const defaultSamplingLimits: SamplingLimits = { callsPerTurn: 3, maxToken
 /** What a turn answers a server's questions with. */
 export interface ServerQuestionsOptions {
   provider: LLMProvider;
+  /** Told each completion's tokens (they count against the person's budget). */
+  counted?: (usage: Usage | undefined) => void;
   limits: SamplingLimits;
   emit: (event: ChatEvent) => void;
   signal?: AbortSignal;
@@ -85,6 +87,7 @@ export function serverQuestions(
         maxTokens,
         ...(options.signal ? { signal: options.signal } : {}),
       });
+      options.counted?.(response.usage);
       options.emit({ type: 'sampling', server: request.server, model: response.model });
       return {
         text: response.content,
