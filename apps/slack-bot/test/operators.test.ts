@@ -111,6 +111,14 @@ describe('for the people who run it: the audit trail and budgets', () => {
     });
     await waitFor(() => running.slack.ackPayloads.has(lowered) || undefined);
     expect(await running.people.limits('T0001')).toEqual({ toolCallsPerPersonDay: 5 });
+    // The home tab says what applies and the operator's ceiling.
+    const home = await waitFor(() =>
+      running.slack
+        .callsOf('views.publish')
+        .map((call) => JSON.stringify(call.args.view))
+        .find((view) => view.includes('Tool calls per person per day 5')),
+    );
+    expect(home).toContain('Model tokens per person per day 10 (the operator’s ceiling: 10)');
 
     // A lifted budget saved before the ceiling existed does not lift it either.
     await running.store?.workspaces.setLimits('T0001', { tokensPerPersonDay: 1_000_000_000 });

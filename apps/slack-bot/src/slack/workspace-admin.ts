@@ -1,5 +1,6 @@
 import {
   type ApprovalChoice,
+  effectiveLimits,
   type UsageLimits,
   type WorkspaceServer,
   workspaceLimitNames,
@@ -107,9 +108,15 @@ export function removeButton(server: WorkspaceServer): Block {
   };
 }
 
-/** The admins' section of the home tab: add a server, and the workspace's budgets. */
-export function adminBlocks(limits: UsageLimits | undefined): Block[] {
-  const set = workspaceLimitNames.filter((name) => limits?.[name] !== undefined);
+/**
+ * The admins' section of the home tab: add a server, and the budgets that apply (the workspace's,
+ * within the operator's `ceiling`, which each names).
+ */
+export function adminBlocks(saved: UsageLimits | undefined, ceiling: UsageLimits = {}): Block[] {
+  const limits = effectiveLimits(ceiling, saved);
+  const set = workspaceLimitNames.filter((name) => limits[name] !== undefined);
+  const most = (name: (typeof workspaceLimitNames)[number]) =>
+    ceiling[name] !== undefined ? ` (the operator’s ceiling: ${ceiling[name].toLocaleString('en-US')})` : '';
   return [
     { type: 'divider' },
     { type: 'header', text: text('For admins') },
@@ -120,8 +127,8 @@ export function adminBlocks(limits: UsageLimits | undefined): Block[] {
         text: [
           '*Add a server* for this workspace: a remote MCP server or an OpenAPI document. Commands are never run from Slack: those the operator adds in the config file.',
           set.length > 0
-            ? `*Budgets:* ${set.map((name) => `${limitLabels[name]} ${limits?.[name]?.toLocaleString('en-US')}`).join(' · ')}`
-            : '*Budgets:* the operator’s defaults.',
+            ? `*Budgets:* ${set.map((name) => `${limitLabels[name]} ${limits[name]?.toLocaleString('en-US')}${most(name)}`).join(' · ')}`
+            : '*Budgets:* none.',
         ].join('\n'),
       },
     },
