@@ -207,11 +207,7 @@ export class ChatService {
       ...(input.approve ? { approve: input.approve } : {}),
       questions: serverQuestions({
         provider: this.provider,
-        // A server's completions run on the person's model: their tokens are the person's.
-        counted: (usage) => {
-          tally.inputTokens += usage?.inputTokens ?? 0;
-          tally.outputTokens += usage?.outputTokens ?? 0;
-        },
+        tally,
         limits: this.samplingLimits,
         emit,
         ...(signal ? { signal } : {}),

@@ -5,7 +5,7 @@ import type {
   SamplingAnswer,
   SamplingRequest,
 } from '../tool-host.js';
-import type { LLMProvider, Message, Usage } from '../types.js';
+import type { LLMProvider, Message } from '../types.js';
 import type { ApprovalDecision, ApprovalRequest, ChatEvent } from './chat-types.js';
 
 /** How much a turn's servers may ask of its model (`sampling/createMessage`). */
@@ -21,8 +21,8 @@ export const defaultSamplingLimits: SamplingLimits = { callsPerTurn: 3, maxToken
 /** What a turn answers a server's questions with. */
 export interface ServerQuestionsOptions {
   provider: LLMProvider;
-  /** Told each completion's tokens (they count against the person's budget). */
-  counted?: (usage: Usage | undefined) => void;
+  /** Where each completion's tokens are added: they run on the person's model, against their budget. */
+  tally?: { inputTokens: number; outputTokens: number };
   limits: SamplingLimits;
   emit: (event: ChatEvent) => void;
   signal?: AbortSignal;
@@ -87,7 +87,10 @@ export function serverQuestions(
         maxTokens,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      options.counted?.(response.usage);
+      if (options.tally) {
+        options.tally.inputTokens += response.usage?.inputTokens ?? 0;
+        options.tally.outputTokens += response.usage?.outputTokens ?? 0;
+      }
       options.emit({ type: 'sampling', server: request.server, model: response.model });
       return {
         text: response.content,
