@@ -21,16 +21,17 @@ export function operatorHooks(
   now?: () => Date,
 ): {
   chat: Pick<ChatServiceOptions, 'usage' | 'audit'>;
-  people: Pick<PeopleOptions, 'audit'>;
+  people: Pick<PeopleOptions, 'audit' | 'usageLimits'>;
 } {
   const audit = store
     ? (entry: Parameters<Store['audit']['record']>[0]) => store.audit.record(entry)
     : undefined;
+  const limits = usageLimitsFromEnv(env);
   const usage = new UsageGate({
     store: store?.usage ?? memoryUsageStore(),
-    limits: usageLimitsFromEnv(env),
+    limits,
     ...(now ? { now } : {}),
-    // The budgets a workspace's admins set in App Home, over the environment's.
+    // The budgets a workspace's admins set in App Home: lower than the environment's, never higher.
     ...(store
       ? {
           workspaceLimits: async (workspace: string) =>
@@ -38,7 +39,11 @@ export function operatorHooks(
         }
       : {}),
   });
-  return { chat: { usage, ...(audit ? { audit } : {}) }, people: audit ? { audit } : {} };
+  return {
+    chat: { usage, ...(audit ? { audit } : {}) },
+    // The environment's budgets are the ceiling of those admins set.
+    people: { ...(audit ? { audit } : {}), usageLimits: limits },
+  };
 }
 
 /**

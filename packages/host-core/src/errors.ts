@@ -26,7 +26,9 @@ export type HostErrorCode =
   /** A workspace's server points at a loopback, private, link-local or metadata address. */
   | 'REFUSED_ADDRESS'
   /** A server a workspace adds cannot be used as given (its name, address or document). */
-  | 'WORKSPACE_SERVER_INVALID';
+  | 'WORKSPACE_SERVER_INVALID'
+  /** A workspace's budget its admins may not set (above the operator's ceiling). */
+  | 'WORKSPACE_BUDGET_INVALID';
 
 /** Base of every error host-core throws on purpose. */
 export class HostError extends Error {

@@ -121,15 +121,22 @@ export type {
   Usage,
 } from './types.js';
 export {
-  memoryUsageStore,
-  type UsageDelta,
+  effectiveLimits,
   UsageGate,
   type UsageLimits,
   type UsagePerson,
+  usageLimitsFromEnv,
+  WorkspaceBudgetError,
+} from './usage.js';
+export {
+  memoryUsageStore,
+  type ReservedLimit,
+  type UsageDelta,
+  type UsageReservation,
+  type UsageReservationRequest,
   type UsageStore,
   type UsageTotals,
-  usageLimitsFromEnv,
-} from './usage.js';
+} from './usage-store.js';
 export {
   type WorkspaceServerAuth,
   WorkspaceServerError,

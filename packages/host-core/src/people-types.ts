@@ -25,6 +25,10 @@ export interface PeopleStore {
     put(workspace: string, user: string, server: string, secret: string): Promise<void>;
     /** Whether there was one. */
     delete(workspace: string, user: string, server: string): Promise<boolean>;
+    /** The people of a workspace who hold a credential for a server. */
+    holders?(workspace: string, server: string): Promise<string[]>;
+    /** Deletes every person's credential for a server of a workspace; how many. */
+    deleteServer?(workspace: string, server: string): Promise<number>;
   };
   workspaces: {
     /** The servers a workspace's admins enabled (true) or disabled (false). */
@@ -116,4 +120,9 @@ export interface PeopleOptions {
    * private or link-local (`WORKSPACE_SERVERS_ALLOW`, comma-separated); by default none.
    */
   workspaceServersAllow?: string;
+  /**
+   * The operator's budgets (`USAGE_LIMIT_*`, `RATE_LIMIT_QUESTIONS_PER_MINUTE`): a ceiling for the
+   * budgets a workspace's admins set, who may lower them, never lift them.
+   */
+  usageLimits?: UsageLimits;
 }

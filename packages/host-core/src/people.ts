@@ -14,6 +14,7 @@ import type {
   PersonRef,
   WorkspaceServer,
 } from './people-types.js';
+import type { UsageLimits } from './usage.js';
 import { statusOfSpec, WorkspaceAdmin } from './workspace-admin.js';
 
 /**
@@ -38,6 +39,7 @@ export class People {
       allow: AddressAllowlist.parse(options.workspaceServersAllow),
       now: () => this.now(),
       record: (entry) => this.record(entry),
+      ceiling: options.usageLimits ?? {},
     });
   }
 
@@ -248,6 +250,8 @@ export class People {
   readonly removeServer: WorkspaceAdmin['removeServer'] = (...args) => this.admin.removeServer(...args);
   readonly setApproval: WorkspaceAdmin['setApproval'] = (...args) => this.admin.setApproval(...args);
   readonly limits: WorkspaceAdmin['limits'] = (...args) => this.admin.limits(...args);
+  /** The operator's budgets: the most a workspace's admins may set (see {@link setLimits}). */
+  readonly limitCeiling = (): UsageLimits => ({ ...this.options.usageLimits });
   readonly setLimits: WorkspaceAdmin['setLimits'] = (...args) => this.admin.setLimits(...args);
   readonly setEnabled: WorkspaceAdmin['setEnabled'] = (...args) => this.admin.setEnabled(...args);
 

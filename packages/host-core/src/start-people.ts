@@ -2,6 +2,7 @@ import { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.j
 import { oauthStoreOver } from './oauth/oauth-store.js';
 import { People } from './people.js';
 import type { PeopleOptions, PeopleStore } from './people-types.js';
+import { usageLimitsFromEnv } from './usage.js';
 
 /** Options of {@link startPeople}: MCP's (see `startMcpFromEnvironment`), the store and the app's hint. */
 export interface StartPeopleOptions extends Omit<StartMcpOptions, 'oauth'>, PeopleOptions {
@@ -26,6 +27,7 @@ export async function startPeople(options: StartPeopleOptions = {}): Promise<Peo
     ...(connectHint ? { connectHint } : {}),
     ...(audit ? { audit } : {}),
     ...(options.now ? { now: options.now } : {}),
+    usageLimits: options.usageLimits ?? usageLimitsFromEnv(options.env ?? process.env),
     workspaceServersAllow:
       workspaceServersAllow ?? (options.env ?? process.env).WORKSPACE_SERVERS_ALLOW ?? '',
   });

@@ -1,31 +1,11 @@
 import { wholeNumber } from './environment.js';
+import { HostError } from './errors.js';
+import type { ReservedLimit, UsageDelta, UsageStore, UsageTotals } from './usage-store.js';
 
 /** Who asks. */
 export interface UsagePerson {
   workspace: string;
   user: string;
-}
-
-/** What one turn used. */
-export interface UsageDelta {
-  questions?: number;
-  inputTokens?: number;
-  outputTokens?: number;
-  toolCalls?: number;
-}
-
-/** Totals over some days. */
-export interface UsageTotals {
-  questions: number;
-  inputTokens: number;
-  outputTokens: number;
-  toolCalls: number;
-}
-
-/** Where usage is counted: `@ai-assistant/store`'s `usage` is one; {@link memoryUsageStore} another. */
-export interface UsageStore {
-  add(workspace: string, person: string, day: string, delta: UsageDelta): Promise<void>;
-  totals(workspace: string, from: string, to: string, person?: string): Promise<UsageTotals>;
 }
 
 /** Budgets (per UTC day) and the per-person rate; unset ones do not apply. */
@@ -34,6 +14,30 @@ export interface UsageLimits {
   tokensPerWorkspaceDay?: number;
   toolCallsPerPersonDay?: number;
   questionsPerPersonMinute?: number;
+}
+
+/** A budget a workspace's admins may not set: above the operator's, which is their ceiling. */
+export class WorkspaceBudgetError extends HostError {
+  override name = 'WorkspaceBudgetError';
+  constructor(
+    readonly field: keyof UsageLimits,
+    message: string,
+  ) {
+    super('WORKSPACE_BUDGET_INVALID', message);
+  }
+}
+
+/**
+ * The limits that hold in a workspace: the operator's are a ceiling its admins may lower, never lift
+ * (the smaller of the two applies); one the operator left unset is the admins' to choose.
+ */
+export function effectiveLimits(operator: UsageLimits, workspace: UsageLimits | undefined): UsageLimits {
+  const limits: UsageLimits = { ...operator };
+  for (const [name, value] of Object.entries(workspace ?? {}) as Array<[keyof UsageLimits, number]>) {
+    const ceiling = operator[name];
+    if (value !== undefined) limits[name] = ceiling === undefined ? value : Math.min(ceiling, value);
+  }
+  return limits;
 }
 
 /**
@@ -52,48 +56,12 @@ export function usageLimitsFromEnv(env: NodeJS.ProcessEnv): UsageLimits {
   return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
 }
 
-/** Usage counted in this process's memory (no store). */
-export function memoryUsageStore(): UsageStore {
-  const rows = new Map<string, UsageTotals & { workspace: string; person: string; day: string }>();
-  return {
-    async add(workspace, person, day, delta) {
-      const key = `${workspace}\u0000${person}\u0000${day}`;
-      const row = rows.get(key) ?? {
-        workspace,
-        person,
-        day,
-        questions: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        toolCalls: 0,
-      };
-      row.questions += delta.questions ?? 0;
-      row.inputTokens += delta.inputTokens ?? 0;
-      row.outputTokens += delta.outputTokens ?? 0;
-      row.toolCalls += delta.toolCalls ?? 0;
-      rows.set(key, row);
-    },
-    async totals(workspace, from, to, person) {
-      const sum: UsageTotals = { questions: 0, inputTokens: 0, outputTokens: 0, toolCalls: 0 };
-      for (const row of rows.values()) {
-        if (row.workspace !== workspace || row.day < from || row.day > to) continue;
-        if (person !== undefined && row.person !== person) continue;
-        sum.questions += row.questions;
-        sum.inputTokens += row.inputTokens;
-        sum.outputTokens += row.outputTokens;
-        sum.toolCalls += row.toolCalls;
-      }
-      return sum;
-    },
-  };
-}
-
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
 /**
  * Counts what each turn uses (model tokens, tool calls, questions) per person per day, and stops a turn
  * before the model is called when a budget is spent (with when it resets) or a person asks faster than
- * the per-minute rate (counted per replica). Per-workspace limits, when given, override the defaults.
+ * the per-minute rate (counted per replica). Per-workspace limits, when given, may lower the operator's.
  */
 export class UsageGate {
   private readonly recent = new Map<string, number[]>();
@@ -104,17 +72,32 @@ export class UsageGate {
       store: UsageStore;
       limits: UsageLimits;
       now?: () => Date;
-      /** A workspace's own limits (its admins' settings), merged over `limits`. */
+      /**
+       * What each admitted turn holds against the budgets until it ends (default 2 000 tokens, 1 tool
+       * call, for at most 15 minutes): a store with reservations refuses a turn when what is spent plus
+       * what turns under way hold reaches a budget.
+       */
+      reserve?: { tokens?: number; toolCalls?: number; holdMs?: number };
+      /** A workspace's own limits (its admins' settings): they may lower `limits`, never lift them. */
       workspaceLimits?: (workspace: string) => Promise<UsageLimits | undefined>;
     },
   ) {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** Whether the person may ask now; otherwise the words to tell them. */
-  async admit(person: UsagePerson): Promise<{ ok: true } | { ok: false; message: string }> {
+  /**
+   * Whether the person may ask now; otherwise the words to tell them. With a budget, an admitted turn
+   * holds what it may use (`reservation`) until {@link record} settles it, so turns asked at once
+   * cannot all pass a budget that only one of them fits.
+   */
+  async admit(
+    person: UsagePerson,
+  ): Promise<{ ok: true; reservation?: string } | { ok: false; message: string }> {
     const now = this.now();
-    const limits = { ...this.options.limits, ...(await this.options.workspaceLimits?.(person.workspace)) };
+    const limits = effectiveLimits(
+      this.options.limits,
+      await this.options.workspaceLimits?.(person.workspace),
+    );
     if (limits.questionsPerPersonMinute !== undefined) {
       const key = `${person.workspace}\u0000${person.user}`;
       const window = (this.recent.get(key) ?? []).filter((at) => now.getTime() - at < 60_000);
@@ -136,34 +119,56 @@ export class UsageGate {
     if (!budgeted) return { ok: true };
     const day = dayOf(now);
     const resets = `it resets at 00:00 UTC (in ${hoursUntilMidnight(now)})`;
-    const mine = await this.options.store.totals(person.workspace, day, day, person.user);
+    const store = this.options.store;
+    if (store.reserve) {
+      const reserve = { tokens: 2000, toolCalls: 1, holdMs: 15 * 60_000, ...this.options.reserve };
+      const held = await store.reserve({
+        workspace: person.workspace,
+        person: person.user,
+        day,
+        ...reserve,
+        limits: {
+          ...pick(limits, 'tokensPerPersonDay'),
+          ...pick(limits, 'tokensPerWorkspaceDay'),
+          ...pick(limits, 'toolCallsPerPersonDay'),
+        },
+      });
+      if (held.ok) return { ok: true, reservation: held.id };
+      return { ok: false, message: refusal(held.limit, limits[held.limit] as number, held.inFlight, resets) };
+    }
+    // A store without reservations: what is spent only (turns under way are not counted).
+    const mine = await store.totals(person.workspace, day, day, person.user);
     if (
       limits.tokensPerPersonDay !== undefined &&
       mine.inputTokens + mine.outputTokens >= limits.tokensPerPersonDay
     )
-      return {
-        ok: false,
-        message: `You have used today's budget of ${limits.tokensPerPersonDay.toLocaleString('en-US')} model tokens; ${resets}.`,
-      };
+      return { ok: false, message: refusal('tokensPerPersonDay', limits.tokensPerPersonDay, false, resets) };
     if (limits.toolCallsPerPersonDay !== undefined && mine.toolCalls >= limits.toolCallsPerPersonDay)
       return {
         ok: false,
-        message: `You have used today's budget of ${limits.toolCallsPerPersonDay} tool calls; ${resets}.`,
+        message: refusal('toolCallsPerPersonDay', limits.toolCallsPerPersonDay, false, resets),
       };
     if (limits.tokensPerWorkspaceDay !== undefined) {
-      const all = await this.options.store.totals(person.workspace, day, day);
+      const all = await store.totals(person.workspace, day, day);
       if (all.inputTokens + all.outputTokens >= limits.tokensPerWorkspaceDay)
         return {
           ok: false,
-          message: `This workspace has used today's budget of ${limits.tokensPerWorkspaceDay.toLocaleString('en-US')} model tokens; ${resets}.`,
+          message: refusal('tokensPerWorkspaceDay', limits.tokensPerWorkspaceDay, false, resets),
         };
     }
     return { ok: true };
   }
 
-  /** Adds what a turn used to the person's day. */
-  record(person: UsagePerson, delta: UsageDelta): Promise<void> {
-    return this.options.store.add(person.workspace, person.user, dayOf(this.now()), delta);
+  /**
+   * Adds what a turn used to the person's day (a failed or cancelled turn's too); with the
+   * `reservation` {@link admit} made, its hold ends in the same step.
+   */
+  record(person: UsagePerson, delta: UsageDelta, reservation?: string): Promise<void> {
+    const { store } = this.options;
+    const day = dayOf(this.now());
+    return reservation && store.settle
+      ? store.settle(reservation, person.workspace, person.user, day, delta)
+      : store.add(person.workspace, person.user, day, delta);
   }
 
   /** The person's use this month so far (App Home). */
@@ -171,6 +176,24 @@ export class UsageGate {
     const today = dayOf(this.now());
     return this.options.store.totals(person.workspace, `${today.slice(0, 8)}01`, today, person.user);
   }
+}
+
+const pick = (limits: UsageLimits, name: ReservedLimit) =>
+  limits[name] !== undefined ? { [name]: limits[name] } : {};
+
+/** Why a turn is refused: a budget spent, or held by the questions still being answered. */
+function refusal(limit: ReservedLimit, most: number, inFlight: boolean, resets: string): string {
+  const amount =
+    limit === 'toolCallsPerPersonDay'
+      ? `${most.toLocaleString('en-US')} tool calls`
+      : `${most.toLocaleString('en-US')} model tokens`;
+  if (inFlight)
+    return limit === 'tokensPerWorkspaceDay'
+      ? `Questions still being answered in this workspace may use the rest of today's budget of ${amount}; ask again when they are done.`
+      : `Your questions still being answered may use the rest of today's budget of ${amount}; ask again when they are done.`;
+  return limit === 'tokensPerWorkspaceDay'
+    ? `This workspace has used today's budget of ${amount}; ${resets}.`
+    : `You have used today's budget of ${amount}; ${resets}.`;
 }
 
 function hoursUntilMidnight(now: Date): string {

@@ -11,7 +11,8 @@ import {
   type WorkspaceServerInput,
   workspaceLimitsOf,
 } from './people-types.js';
-import type { UsageLimits } from './usage.js';
+import { dropServerCredentials } from './server-credentials.js';
+import { type UsageLimits, WorkspaceBudgetError } from './usage.js';
 import {
   checkWorkspaceServer,
   fetchWorkspaceDocument,
@@ -46,6 +47,8 @@ export interface WorkspaceAdminDeps {
   allow: AddressAllowlist;
   now: () => Date;
   record: (entry: Omit<PeopleAuditEntry, 'at'>) => Promise<void>;
+  /** The operator's budgets: the most a workspace's admins may set. */
+  ceiling: UsageLimits;
 }
 
 /**
@@ -141,6 +144,17 @@ export class WorkspaceAdmin {
     if (!this.store?.workspaceServers)
       throw new WorkspaceServerError('url', 'servers cannot be added: there is no store');
     const { spec, tools } = await this.testServer(admin, input, token);
+    // Credentials an earlier server of this name left (removed before removal deleted them) are not
+    // this server's: they would carry one person's token to another address.
+    const config = workspaceServerConfig(spec, admin.workspace, this.deps.allow);
+    await dropServerCredentials(
+      this.host,
+      this.store,
+      this.deps.logger,
+      admin.workspace,
+      spec.name,
+      config.transport === 'http' ? config : undefined,
+    );
     await this.store.workspaceServers.put(admin.workspace, spec.name, JSON.stringify(spec));
     this.deps.logger.info({ ...admin, server: spec.name, tools: tools.length }, 'workspace server added');
     await this.deps.record({
@@ -153,18 +167,31 @@ export class WorkspaceAdmin {
     return tools;
   }
 
-  /** Removes a server the workspace added: its connections close, its settings go; whether there was one. */
+  /**
+   * Removes a server the workspace added: its connections close, its settings go, and every person's
+   * credential for it is deleted (OAuth grants revoked first, best effort), so a later server of the
+   * same name starts with nobody connected. Whether there was one.
+   */
   async removeServer(admin: PersonRef, name: string): Promise<boolean> {
+    const config = await this.remoteConfig(admin.workspace, name);
     const removed = (await this.store?.workspaceServers?.delete(admin.workspace, name)) ?? false;
     if (!removed) return false;
     await this.store?.workspaces.forgetServer?.(admin.workspace, name);
     this.host?.forgetWorkspace(admin.workspace, name);
+    const dropped = await dropServerCredentials(
+      this.host,
+      this.store,
+      this.deps.logger,
+      admin.workspace,
+      name,
+      config,
+    );
     await this.deps.record({
       kind: 'admin',
       workspace: admin.workspace,
       person: admin.user,
       server: name,
-      detail: `removed ${name}`,
+      detail: `removed ${name}${dropped > 0 ? ` and ${dropped} people’s credentials for it` : ''}`,
     });
     return true;
   }
@@ -188,10 +215,21 @@ export class WorkspaceAdmin {
     return workspaceLimitsOf(await this.store?.workspaces.limits?.(workspace));
   }
 
-  /** An admin sets the workspace's budgets (whole numbers above 0; absent ones follow the operator's). */
+  /**
+   * An admin sets the workspace's budgets (whole numbers above 0; absent ones follow the operator's).
+   * The operator's are a ceiling: one above it is refused with a `WorkspaceBudgetError` naming it.
+   */
   async setLimits(admin: PersonRef, limits: UsageLimits): Promise<void> {
     if (!this.store?.workspaces.setLimits) throw new Error('budgets cannot be stored: there is no store');
     const kept: Record<string, number> = { ...workspaceLimitsOf({ ...limits }) };
+    for (const [name, value] of Object.entries(kept) as Array<[keyof UsageLimits, number]>) {
+      const ceiling = this.deps.ceiling[name];
+      if (ceiling !== undefined && value > ceiling)
+        throw new WorkspaceBudgetError(
+          name,
+          `${name} may be at most ${ceiling.toLocaleString('en-US')} (the operator’s limit): set a lower number, or leave it empty to use the operator’s`,
+        );
+    }
     await this.store.workspaces.setLimits(admin.workspace, kept);
     await this.deps.record({
       kind: 'admin',

@@ -1,10 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatService } from '../src/chat/chat-service.js';
+import { openStore, type Store } from '@ai-assistant/store';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatEvent, ChatService } from '../src/chat/chat-service.js';
 import type { ToolAuditEntry } from '../src/chat/chat-types.js';
+import { CancelledError } from '../src/errors.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
-import { memoryUsageStore, UsageGate } from '../src/usage.js';
-import { fixtures, nodeServer } from './helpers.js';
+import { UsageGate } from '../src/usage.js';
+import { memoryUsageStore } from '../src/usage-store.js';
+import { everythingEntry, fixtures, managerPool, nodeServer } from './helpers.js';
 import { ScriptedProvider } from './scripted-provider.js';
 
 const person = { workspace: 'T1', user: 'U1' };
@@ -85,6 +90,138 @@ describe('usage and budgets', () => {
       toolCalls: 0,
     });
   });
+});
+
+// Budgets through the real store (PGlite): turns asked at once, a server's completions, a cancelled turn.
+describe('#43.12 budgets that hold', () => {
+  const pool = managerPool();
+  let dataDir: string;
+  let store: Store;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'usage-'));
+    store = await openStore({ dataDir, env: {} });
+  }, 60_000);
+  afterEach(() => pool.closeAll());
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const today = () => new Date().toISOString().slice(0, 10);
+  const spent = async (user: string) => {
+    const totals = await store.usage.totals('T1', today(), today(), user);
+    return { tokens: totals.inputTokens + totals.outputTokens, toolCalls: totals.toolCalls };
+  };
+
+  it('#43.12 eight questions at once against 100 tokens a day: one is answered, seven are told why', async () => {
+    const asker = { workspace: 'T1', user: 'U_EIGHT' };
+    // The model answers only once every question was either sent to it or answered without it.
+    let release: () => void = () => {};
+    const answering = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reached = 0;
+    let refused = 0;
+    const decided = () => reached + refused === 8 && release();
+    const provider = new ScriptedProvider([
+      async () => {
+        reached += 1;
+        decided();
+        await answering;
+        return { text: 'answer', usage: { inputTokens: 300, outputTokens: 100 } };
+      },
+    ]);
+    const chat = new ChatService({
+      provider,
+      usage: new UsageGate({ store: store.usage, limits: { tokensPerPersonDay: 100 } }),
+    });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        chat.respond({ history: [], userMessage: `question ${index}`, person: asker }).then((result) => {
+          if (result.text !== 'answer') refused += 1;
+          decided();
+          return result.text;
+        }),
+      ),
+    );
+    expect(results.filter((text) => text === 'answer')).toHaveLength(1);
+    expect(
+      results.filter((text) => /still being answered may use the rest of today's budget of 100/.test(text)),
+    ).toHaveLength(7);
+    expect(await spent('U_EIGHT')).toEqual({ tokens: 400, toolCalls: 0 });
+    // Settled: nothing is held any more, and the spent budget says so.
+    expect(await chat.respond({ history: [], userMessage: 'again', person: asker })).toMatchObject({
+      text: expect.stringMatching(/^You have used today's budget of 100 model tokens/),
+    });
+  }, 30_000);
+
+  it('#43.12 a server’s completions (sampling) count against the person who approved them', async () => {
+    const asker = { workspace: 'T1', user: 'U_SAMPLER' };
+    const manager = await pool.connect([
+      nodeServer('everything', everythingEntry, ['stdio'], { timeoutMs: 30_000, approval: 'auto' }),
+    ]);
+    const provider = new ScriptedProvider([
+      {
+        toolCalls: [
+          {
+            id: 'call_1',
+            name: 'mcp__everything__trigger-sampling-request',
+            arguments: { prompt: 'summarise', maxTokens: 500 },
+          },
+        ],
+        usage: { inputTokens: 50, outputTokens: 10 },
+      },
+      (call) =>
+        call.method === 'complete'
+          ? { text: 'a long completion', usage: { inputTokens: 4000, outputTokens: 200 } }
+          : { text: 'done', usage: { inputTokens: 50, outputTokens: 10 } },
+    ]);
+    const chat = new ChatService({
+      provider,
+      tools: manager,
+      usage: new UsageGate({ store: store.usage, limits: {} }),
+    });
+    const result = await chat.respond({
+      history: [],
+      userMessage: 'summarise it',
+      person: asker,
+      approve: async () => ({ outcome: 'approved' }),
+    });
+    expect(result.text).toBe('done');
+    expect(provider.calls.filter((call) => call.method === 'complete')).toHaveLength(1);
+    expect(await spent('U_SAMPLER')).toEqual({ tokens: 50 + 10 + 4000 + 200 + 50 + 10, toolCalls: 1 });
+  }, 30_000);
+
+  it('#43.12 a cancelled turn’s tool calls count: the next question is past a budget of 2', async () => {
+    const asker = { workspace: 'T1', user: 'U_CANCEL' };
+    const manager = await pool.connect([nodeServer('echo', join(fixtures, 'echo-server.mjs'))]);
+    const calls = Array.from({ length: 4 }, (_, index) => ({
+      id: `never_${index}`,
+      name: 'mcp__echo__never',
+      arguments: {},
+    }));
+    const provider = new ScriptedProvider([{ toolCalls: calls, usage: { inputTokens: 5, outputTokens: 5 } }]);
+    const chat = new ChatService({
+      provider,
+      tools: manager,
+      usage: new UsageGate({ store: store.usage, limits: { toolCallsPerPersonDay: 2 } }),
+    });
+    const cancel = new AbortController();
+    let started = 0;
+    const turn = chat.respond({
+      history: [],
+      userMessage: 'look everywhere',
+      person: asker,
+      signal: cancel.signal,
+      onEvent: (event: ChatEvent) => {
+        if (event.type === 'tool_start' && ++started === 4) cancel.abort();
+      },
+    });
+    await expect(turn).rejects.toBeInstanceOf(CancelledError);
+    expect(await spent('U_CANCEL')).toEqual({ tokens: 10, toolCalls: 4 });
+    const next = await chat.respond({ history: [], userMessage: 'once more', person: asker });
+    expect(next.text).toMatch(/^You have used today's budget of 2 tool calls/);
+    expect(provider.calls).toHaveLength(1);
+  }, 30_000);
 });
 
 describe('audit', () => {

@@ -291,6 +291,73 @@ describe('servers a workspace adds', () => {
     await people.removeServer(admin, 'mine');
   }, 30_000);
 
+  it('#43.2 a removed server’s tokens die with it: a new server by its name at another address never sees them', async () => {
+    const people = await start('127.0.0.1');
+    const old = tokenOf('alice');
+    await people.addServer(
+      admin,
+      { name: 'crm', kind: 'mcp', url: remote.url, auth: 'person' },
+      tokenOf('admin'),
+    );
+    await people.connect(alice, 'crm', old);
+    expect((await (await people.viewFor(alice))?.callTool('mcp__crm__whoami', {}))?.text).toBe(
+      'you are alice',
+    );
+    expect(await people.removeServer(admin, 'crm')).toBe(true);
+
+    // The successor: another server, another address, the same name; it records every Authorization.
+    const received: string[] = [];
+    const successor = await startStatelessServer(
+      (mcp) => {
+        mcp.registerTool('whoami', { annotations: { readOnlyHint: true } }, async () => ({
+          content: [{ type: 'text', text: 'the new crm' }],
+        }));
+      },
+      (request) => {
+        received.push(request.headers.authorization ?? '');
+        return true;
+      },
+    );
+    try {
+      await people.addServer(
+        admin,
+        { name: 'crm', kind: 'mcp', url: successor.url, auth: 'person' },
+        tokenOf('admin'),
+      );
+      expect((await people.servers(alice)).find((entry) => entry.name === 'crm')).toMatchObject({
+        connected: false,
+      });
+      const view = await people.viewFor(alice);
+      expect(view?.listTools().map((tool) => tool.name)).not.toContain('mcp__crm__whoami');
+      expect(received.length).toBeGreaterThan(0);
+      expect(received.filter((authorization) => authorization.includes(old))).toEqual([]);
+      expect(await store.credentials.list('T1', 'U_ALICE')).toEqual([]);
+    } finally {
+      await people.removeServer(admin, 'crm');
+      successor.close();
+    }
+  }, 30_000);
+
+  it('#43.2 credentials left under a name before this release are dropped when a server by that name is added', async () => {
+    const people = await start('127.0.0.1');
+    const old = tokenOf('alice');
+    // A credential the previous server by this name left behind (its removal kept credentials then).
+    await store.credentials.put('T1', 'U_ALICE', 'crm', old);
+    await people.addServer(
+      admin,
+      { name: 'crm', kind: 'mcp', url: remote.url, auth: 'person' },
+      tokenOf('admin'),
+    );
+    try {
+      expect((await people.servers(alice)).find((entry) => entry.name === 'crm')).toMatchObject({
+        connected: false,
+      });
+      expect(await store.credentials.list('T1', 'U_ALICE')).toEqual([]);
+    } finally {
+      await people.removeServer(admin, 'crm');
+    }
+  }, 30_000);
+
   it('an OpenAPI document pasted or read from its URL: its operations become tools on the API’s base', async () => {
     const api = await startPetApi();
     try {
@@ -432,6 +499,39 @@ describe('a workspace’s server where each person signs in with OAuth', () => {
     await expect(people.beginConnect(other, 'tracker')).rejects.toThrow(/not connected with OAuth/);
     expect(await people.disconnect(alice, 'tracker')).toBe(true);
     await people.removeServer(admin, 'tracker');
+  }, 30_000);
+
+  it('#43.2 removing it revokes and deletes each person’s grant: its successor at another address never sees their token', async () => {
+    const people = await start('127.0.0.1');
+    await people.addServer(admin, { name: 'crm', kind: 'mcp', url: server.url, auth: 'oauth' });
+    const { url } = await people.beginConnect(alice, 'crm');
+    await people.completeConnect(await followAuthorization(url, { account: 'alice' }));
+    expect((await (await people.viewFor(alice))?.callTool('mcp__crm__whoami', {}))?.text).toBe(
+      'you are alice',
+    );
+    const grant = JSON.parse((await store.credentials.of('T1', 'U_ALICE')).secrets.crm ?? '{}');
+    const accessToken: string = grant.tokens.access_token;
+    expect(accessToken).toBeTruthy();
+    const revocations = as.counts.revocations;
+
+    expect(await people.removeServer(admin, 'crm')).toBe(true);
+
+    const successor = await startProtectedServer(as.issuer);
+    try {
+      await people.addServer(admin, { name: 'crm', kind: 'mcp', url: successor.url, auth: 'oauth' });
+      expect((await people.servers(alice)).find((entry) => entry.name === 'crm')).toMatchObject({
+        connected: false,
+      });
+      const view = await people.viewFor(alice);
+      expect(view?.listTools().map((tool) => tool.name)).not.toContain('mcp__crm__whoami');
+      expect(successor.bearers).not.toContain(accessToken);
+      expect(successor.bearers.filter((token) => token === grant.tokens.refresh_token)).toEqual([]);
+      expect(as.counts.revocations).toBeGreaterThan(revocations);
+      expect(await store.credentials.list('T1', 'U_ALICE')).toEqual([]);
+    } finally {
+      await people.removeServer(admin, 'crm');
+      await successor.close();
+    }
   }, 30_000);
 
   it('discovery keeps to public addresses too: an authorization server on a refused address is never asked', async () => {

@@ -66,6 +66,28 @@ export class Credentials {
     return result.numDeletedRows > 0n;
   }
 
+  /** The people of a workspace who hold a credential for a server (its removal revokes theirs). */
+  async holders(workspace: string, server: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('user_credentials')
+      .select('user_id')
+      .where('workspace_id', '=', workspace)
+      .where('server', '=', server)
+      .orderBy('user_id')
+      .execute();
+    return rows.map((row) => row.user_id);
+  }
+
+  /** Deletes every person's credential for a server of a workspace (it was removed); how many. */
+  async deleteServer(workspace: string, server: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('user_credentials')
+      .where('workspace_id', '=', workspace)
+      .where('server', '=', server)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** The servers a person has a credential for, with dates (never the secrets). */
   async list(workspace: string, user: string): Promise<CredentialInfo[]> {
     const rows = await this.db

@@ -31,5 +31,12 @@ export {
 } from './open.js';
 export { type SealedOwner, SealedRecords } from './sealed.js';
 export { Store } from './store.js';
-export { UsageCounts, type UsageDelta, type UsageTotals } from './usage.js';
+export {
+  type ReservedLimit,
+  UsageCounts,
+  type UsageDelta,
+  type UsageReservation,
+  type UsageReservationRequest,
+  type UsageTotals,
+} from './usage.js';
 export { WorkspaceSettings } from './workspaces.js';

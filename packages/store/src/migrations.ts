@@ -131,6 +131,25 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('workspaces').addColumn('limits', 'text').execute();
     },
   },
+  '0009_usage_reservations': {
+    async up(db: Kysely<unknown>) {
+      // What turns under way may still use: counted against budgets until each turn settles.
+      await db.schema
+        .createTable('usage_reservations')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('tokens', 'bigint', (column) => column.notNull())
+        .addColumn('tool_calls', 'integer', (column) => column.notNull())
+        .addColumn('expires_at', 'timestamptz', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createIndex('usage_reservations_workspace')
+        .on('usage_reservations')
+        .columns(['workspace_id', 'person_id'])
+        .execute();
+    },
+  },
 };
 
 /** Every migration's name, in order (what a fully migrated database has applied). */

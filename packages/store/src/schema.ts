@@ -119,6 +119,16 @@ export interface UsageDailyTable {
   tool_calls: Generated<number>;
 }
 
+/** What a turn under way may still use (see usage.ts). */
+export interface UsageReservationsTable {
+  id: string;
+  workspace_id: string;
+  person_id: string;
+  tokens: string;
+  tool_calls: number;
+  expires_at: Date;
+}
+
 /** A thread an app takes part in (see conversations.ts). */
 export interface ConversationThreadsTable {
   workspace_id: string;
@@ -158,6 +168,7 @@ export interface Database {
   pending_approvals: PendingApprovalsTable;
   audit_events: AuditEventsTable;
   usage_daily: UsageDailyTable;
+  usage_reservations: UsageReservationsTable;
   conversation_threads: ConversationThreadsTable;
   conversation_messages: ConversationMessagesTable;
   answer_feedback: AnswerFeedbackTable;

@@ -130,6 +130,7 @@ export class WorkspaceSettings {
       await trx.deleteFrom('pending_approvals').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('audit_events').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('usage_daily').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('usage_reservations').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('conversation_messages').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('conversation_threads').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('answer_feedback').where('workspace_id', '=', workspace).execute();

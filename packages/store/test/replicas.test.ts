@@ -18,6 +18,44 @@ onBothEngines('replicas', ({ engine, fresh, open }) => {
     expect(await replicas[0]?.coordination.claim({ id: 'Ev_OTHER' })).toBe(true);
   });
 
+  it('#43.12 turns asked at once on every replica: one reservation fits 100 tokens, the others are refused until it settles', async () => {
+    const options = fresh();
+    const replicas =
+      engine === 'postgres' ? [await open(options), await open(options)] : [await open(options)];
+    const day = '2026-11-27';
+    const ask = (replica: Store, person = 'U1') =>
+      replica.usage.reserve({
+        workspace: 'T1',
+        person,
+        day,
+        tokens: 2000,
+        toolCalls: 1,
+        holdMs: 60_000,
+        limits: { tokensPerPersonDay: 100, tokensPerWorkspaceDay: 10_000 },
+      });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => ask(replicas[index % replicas.length] as Store)),
+    );
+    const held = answers.filter((answer) => answer.ok);
+    expect(held).toHaveLength(1);
+    expect(answers.filter((answer) => !answer.ok)).toEqual(
+      Array.from({ length: 9 }, () => ({ ok: false, limit: 'tokensPerPersonDay', inFlight: true })),
+    );
+    // Someone else in the workspace is not held by it.
+    expect((await ask(replicas[0] as Store, 'U2')).ok).toBe(true);
+    const id = (held[0] as { id: string }).id;
+    await (replicas.at(-1) as Store).usage.settle(id, 'T1', 'U1', day, { questions: 1, inputTokens: 400 });
+    expect(await (replicas[0] as Store).usage.totals('T1', day, day, 'U1')).toMatchObject({
+      questions: 1,
+      inputTokens: 400,
+    });
+    expect(await ask(replicas[0] as Store)).toEqual({
+      ok: false,
+      limit: 'tokensPerPersonDay',
+      inFlight: false,
+    });
+  });
+
   it('a malformed message ts is claimed without it, and the thread’s turn still comes', async () => {
     const store = await open(fresh());
     const event = { id: 'Ev_BAD_TS', thread: 'T1:C1:x', messageTs: "1'; drop table event_claims; --" };
@@ -55,6 +93,50 @@ onBothEngines('replicas', ({ engine, fresh, open }) => {
   });
 
   if (engine === 'postgres') {
+    it('#43.12 a budget check waits for another replica’s check of the workspace, then sees its hold', async () => {
+      const options = fresh();
+      const [a, b] = [await open(options), await open(options)] as [Store, Store];
+      const request = {
+        workspace: 'T9',
+        person: 'U1',
+        day: '2026-11-27',
+        tokens: 2000,
+        toolCalls: 1,
+        holdMs: 60_000,
+        limits: { tokensPerPersonDay: 100 },
+      };
+      let pending: ReturnType<Store['usage']['reserve']> | undefined;
+      // Replica A is in the middle of its check (the workspace's lock held, its hold not yet committed).
+      await storeDatabase(a)
+        .transaction()
+        .execute(async (trx) => {
+          await sql`select pg_advisory_xact_lock(${0x41_41_03}, hashtext('T9'))`.execute(trx);
+          pending = b.usage.reserve(request);
+          // Replica B's check waits on the lock (seen in pg_locks), rather than reading around A.
+          for (;;) {
+            const waiting = await sql<{ count: string }>`
+              select count(*) as count from pg_locks
+              where locktype = 'advisory' and not granted and classid::bigint = ${0x41_41_03}`.execute(
+              storeDatabase(a),
+            );
+            if (Number(waiting.rows[0]?.count) > 0) break;
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          await trx
+            .insertInto('usage_reservations')
+            .values({
+              id: 'held-by-a',
+              workspace_id: 'T9',
+              person_id: 'U1',
+              tokens: '2000',
+              tool_calls: 1,
+              expires_at: new Date(Date.now() + 60_000),
+            })
+            .execute();
+        });
+      expect(await pending).toEqual({ ok: false, limit: 'tokensPerPersonDay', inFlight: true });
+    });
+
     const thread = 'T1:C1:100.000100';
     const first = { id: 'Ev_1', thread, messageTs: '100.000100' };
     const second = { id: 'Ev_2', thread, messageTs: '100.000200' };

@@ -10,6 +10,8 @@ export interface ProtectedServer {
   url: string;
   /** Each authorized request's subject and tool (tools/call only). */
   seen: Array<{ sub: string; tool?: string }>;
+  /** Every bearer token that reached it, valid or not (to check which tokens a client sent where). */
+  bearers: string[];
   /** Requests refused with 401. */
   refused: number;
   /** From now on, refuses (401) every token of this subject, as a server does whose grant was withdrawn. */
@@ -33,6 +35,7 @@ export interface ProtectedServer {
  */
 export async function startProtectedServer(issuer: string, url?: string): Promise<ProtectedServer> {
   const seen: ProtectedServer['seen'] = [];
+  const bearers: string[] = [];
   let refused = 0;
   const withdrawn = new Set<string>();
   const refusedTokens = new Set<string>();
@@ -57,6 +60,7 @@ export async function startProtectedServer(issuer: string, url?: string): Promis
       return;
     }
     const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (token) bearers.push(token);
     let sub: string | undefined;
     try {
       if (token) sub = (await jwtVerify(token, keys, { issuer, audience: resource })).payload.sub;
@@ -88,6 +92,7 @@ export async function startProtectedServer(issuer: string, url?: string): Promis
   return {
     url: resource,
     seen,
+    bearers,
     get refused() {
       return refused;
     },

@@ -22,6 +22,8 @@ export interface HomeContent {
   audit?: AuditRow[];
   /** The workspace's own budgets (admins only). */
   limits?: UsageLimits;
+  /** The operator's budgets, the most admins may set (admins only). */
+  ceiling?: UsageLimits;
 }
 
 type Block = Record<string, unknown>;
@@ -112,7 +114,7 @@ export function homeView(content: HomeContent) {
       },
     },
     // The admins' controls come before the list, which a long catalog may cut.
-    ...(content.admin ? adminBlocks(content.limits) : []),
+    ...(content.admin ? adminBlocks(content.limits, content.ceiling) : []),
     { type: 'divider' },
     { type: 'header', text: { type: 'plain_text', text: 'Servers' } },
   ];

@@ -153,8 +153,11 @@ export function blockOfField(field: string): string {
   return (serverFields as Record<string, string>)[field] ?? serverFields.url;
 }
 
-/** The budgets modal, showing the workspace's current ones. */
-export function budgetsModal(limits: UsageLimits | undefined): Block {
+/**
+ * The budgets modal, showing the workspace's current ones. `ceiling`: the operator's, the most an
+ * admin may set (each field says it).
+ */
+export function budgetsModal(limits: UsageLimits | undefined, ceiling: UsageLimits = {}): Block {
   return {
     type: 'modal',
     callback_id: adminActions.budgetsModal,
@@ -166,22 +169,28 @@ export function budgetsModal(limits: UsageLimits | undefined): Block {
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: 'Limits for this workspace, over the operator’s. Empty: the operator’s. Days are UTC; a question past a budget is refused before the model is called, with when it resets.',
+          text: 'Limits for this workspace: they may lower the operator’s, never lift them. Empty: the operator’s. Days are UTC; a question past a budget is refused before the model is called, with when it resets.',
         },
       },
-      ...workspaceLimitNames.map((name) =>
-        input(
+      ...workspaceLimitNames.map((name) => {
+        const most = ceiling[name];
+        // A budget saved above the ceiling (before there was one) shows as what applies.
+        const current =
+          most !== undefined && limits?.[name] !== undefined ? Math.min(most, limits[name]) : limits?.[name];
+        return input(
           name,
           limitLabels[name],
           {
             type: 'number_input',
             is_decimal_allowed: false,
             min_value: '1',
-            ...(limits?.[name] !== undefined ? { initial_value: String(limits[name]) } : {}),
+            ...(most !== undefined ? { max_value: String(most) } : {}),
+            ...(current !== undefined ? { initial_value: String(current) } : {}),
           },
           true,
-        ),
-      ),
+          most !== undefined ? `At most ${most.toLocaleString('en-US')} (the operator’s limit).` : undefined,
+        );
+      }),
     ],
   };
 }

@@ -1,5 +1,6 @@
 import {
   type ApprovalChoice,
+  effectiveLimits,
   type UsageLimits,
   type WorkspaceServer,
   workspaceLimitNames,
@@ -96,7 +97,10 @@ export function removeButton(server: WorkspaceServer): Block {
     confirm: {
       title: text('Remove this server?'),
       text: text(
-        `${server.name} is removed from this workspace, with everyone’s settings for it.`.slice(0, 300),
+        `${server.name} is removed from this workspace, with everyone’s settings and connections for it (their tokens are deleted; OAuth sign-ins revoked).`.slice(
+          0,
+          300,
+        ),
       ),
       confirm: text('Remove'),
       deny: text('Keep it'),
@@ -104,9 +108,15 @@ export function removeButton(server: WorkspaceServer): Block {
   };
 }
 
-/** The admins' section of the home tab: add a server, and the workspace's budgets. */
-export function adminBlocks(limits: UsageLimits | undefined): Block[] {
-  const set = workspaceLimitNames.filter((name) => limits?.[name] !== undefined);
+/**
+ * The admins' section of the home tab: add a server, and the budgets that apply (the workspace's,
+ * within the operator's `ceiling`, which each names).
+ */
+export function adminBlocks(saved: UsageLimits | undefined, ceiling: UsageLimits = {}): Block[] {
+  const limits = effectiveLimits(ceiling, saved);
+  const set = workspaceLimitNames.filter((name) => limits[name] !== undefined);
+  const most = (name: (typeof workspaceLimitNames)[number]) =>
+    ceiling[name] !== undefined ? ` (the operator’s ceiling: ${ceiling[name].toLocaleString('en-US')})` : '';
   return [
     { type: 'divider' },
     { type: 'header', text: text('For admins') },
@@ -117,8 +127,8 @@ export function adminBlocks(limits: UsageLimits | undefined): Block[] {
         text: [
           '*Add a server* for this workspace: a remote MCP server or an OpenAPI document. Commands are never run from Slack: those the operator adds in the config file.',
           set.length > 0
-            ? `*Budgets:* ${set.map((name) => `${limitLabels[name]} ${limits?.[name]?.toLocaleString('en-US')}`).join(' · ')}`
-            : '*Budgets:* the operator’s defaults.',
+            ? `*Budgets:* ${set.map((name) => `${limitLabels[name]} ${limits[name]?.toLocaleString('en-US')}${most(name)}`).join(' · ')}`
+            : '*Budgets:* none.',
         ].join('\n'),
       },
     },

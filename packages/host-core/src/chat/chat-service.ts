@@ -7,6 +7,9 @@ import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceE
 import { defaultSamplingLimits, type SamplingLimits, serverQuestions } from './server-questions.js';
 import { TurnTools } from './turn-tools.js';
 
+/** What a turn used so far: model tokens (its own and its servers' completions) and tool calls. */
+type Tally = { inputTokens: number; outputTokens: number; toolCalls: number };
+
 export type {
   ApprovalDecision,
   ApprovalRequest,
@@ -94,7 +97,8 @@ export class ChatService {
         span.setAttribute('ai_assistant.refused', 'usage');
         return refusedTurn(input, admitted.message);
       }
-      const tally = { inputTokens: 0, outputTokens: 0 };
+      // What the turn used, counted as it goes: a failed or cancelled turn's calls and tokens count too.
+      const tally: Tally = { inputTokens: 0, outputTokens: 0, toolCalls: 0 };
       let result: RespondResult | undefined;
       try {
         result = await this.turn({ ...input, ...(workspace ? { workspace } : {}) }, tally, asker);
@@ -107,17 +111,14 @@ export class ChatService {
       } finally {
         if (asker && this.usage)
           await this.usage
-            .record(asker, { questions: 1, ...tally, toolCalls: result?.trace.length ?? 0 })
+            .record(asker, { questions: 1, ...tally }, admitted.reservation)
             .catch((error: unknown) => this.logger.warn({ error: String(error) }, 'usage not recorded'));
       }
     });
   }
 
   /** One model call, in its own span (model, tokens); its tokens are added to the turn's tally. */
-  private model(
-    call: () => Promise<LLMResponse>,
-    tally: { inputTokens: number; outputTokens: number },
-  ): Promise<LLMResponse> {
+  private model(call: () => Promise<LLMResponse>, tally: Tally): Promise<LLMResponse> {
     return inSpan(
       'gen_ai.chat',
       { 'gen_ai.operation.name': 'chat', 'gen_ai.system': this.provider.name },
@@ -141,7 +142,7 @@ export class ChatService {
 
   private async turn(
     input: RespondInput,
-    tally: { inputTokens: number; outputTokens: number },
+    tally: Tally,
     asker: { workspace: string; user: string } | undefined,
   ): Promise<RespondResult> {
     const { signal, onEvent } = input;
@@ -208,6 +209,7 @@ export class ChatService {
       ...(input.approve ? { approve: input.approve } : {}),
       questions: serverQuestions({
         provider: this.provider,
+        tally,
         limits: this.samplingLimits,
         emit,
         ...(signal ? { signal } : {}),
@@ -241,6 +243,7 @@ export class ChatService {
       if (response.toolCalls.length === 0) return finish(response.content, trace, round, false);
 
       messages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
+      tally.toolCalls += response.toolCalls.length;
       // All calls of a round run concurrently; their results keep the order the model asked in.
       messages.push(...(await abortable(turn.round(response.toolCalls), signal)));
     }

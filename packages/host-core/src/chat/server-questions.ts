@@ -21,6 +21,8 @@ export const defaultSamplingLimits: SamplingLimits = { callsPerTurn: 3, maxToken
 /** What a turn answers a server's questions with. */
 export interface ServerQuestionsOptions {
   provider: LLMProvider;
+  /** Where each completion's tokens are added: they run on the person's model, against their budget. */
+  tally?: { inputTokens: number; outputTokens: number };
   limits: SamplingLimits;
   emit: (event: ChatEvent) => void;
   signal?: AbortSignal;
@@ -85,6 +87,10 @@ export function serverQuestions(
         maxTokens,
         ...(options.signal ? { signal: options.signal } : {}),
       });
+      if (options.tally) {
+        options.tally.inputTokens += response.usage?.inputTokens ?? 0;
+        options.tally.outputTokens += response.usage?.outputTokens ?? 0;
+      }
       options.emit({ type: 'sampling', server: request.server, model: response.model });
       return {
         text: response.content,

@@ -1,4 +1,9 @@
-import { HostError, type PersonRef, WorkspaceServerError } from '@ai-assistant/host-core';
+import {
+  HostError,
+  type PersonRef,
+  WorkspaceBudgetError,
+  WorkspaceServerError,
+} from '@ai-assistant/host-core';
 import type {
   AllMiddlewareArgs,
   App,
@@ -62,7 +67,12 @@ function onOpen(which: 'add' | 'budgets', dependencies: AppHomeDependencies) {
     try {
       if (!(await admitted(client, person, which, dependencies))) return;
       const view =
-        which === 'add' ? addServerModal() : budgetsModal(await dependencies.people.limits(person.workspace));
+        which === 'add'
+          ? addServerModal()
+          : budgetsModal(
+              await dependencies.people.limits(person.workspace),
+              dependencies.people.limitCeiling(),
+            );
       await client.views.open({ trigger_id: body.trigger_id, view } as unknown as Parameters<
         WebClient['views']['open']
       >[0]);
@@ -151,10 +161,13 @@ function onBudgetsSubmitted(dependencies: AppHomeDependencies) {
       await dependencies.people.setLimits(person, limits);
       await ack();
     } catch (error) {
-      dependencies.logger.warn({ ...person, error }, 'could not save budgets');
+      if (!(error instanceof WorkspaceBudgetError))
+        dependencies.logger.warn({ ...person, error }, 'could not save budgets');
       return void (await ack({
         response_action: 'errors',
-        errors: { tokensPerPersonDay: problemOf(error) },
+        errors: {
+          [error instanceof WorkspaceBudgetError ? error.field : 'tokensPerPersonDay']: problemOf(error),
+        },
       }));
     }
     await publish(client, person, dependencies).catch(() => {});

@@ -41,6 +41,7 @@ export async function publish(client: WebClient, person: PersonRef, dependencies
       ...(usage ? { usage } : {}),
       ...(audit ? { audit } : {}),
       ...(limits ? { limits } : {}),
+      ...(admin ? { ceiling: dependencies.people.limitCeiling() } : {}),
     }),
   } as unknown as Parameters<WebClient['views']['publish']>[0]);
 }
