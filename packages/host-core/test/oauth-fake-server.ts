@@ -1,5 +1,7 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 /**
  * A protected MCP endpoint and its authorization server in one loopback process, every answer
@@ -18,6 +20,13 @@ export interface FakeAuthOptions {
   /** What /authorize sends back besides the code (e.g. `{ error: 'access_denied' }` or another iss). */
   redirectExtra?: Record<string, string>;
   expiresIn?: number;
+  /** The scope the 401 challenge names (`WWW-Authenticate: Bearer scope="…"`). */
+  challengeScope?: string;
+  /**
+   * Serve MCP (the SDK's server, tool `whoami`) to requests with a token this server issued, unless
+   * `demand` names a scope for the token's granted scopes: then 403 `insufficient_scope` naming it.
+   */
+  mcp?: { demand?: (granted: string[]) => string | undefined };
 }
 
 const readText = (request: IncomingMessage) =>
@@ -33,6 +42,10 @@ const readBody = async (request: IncomingMessage) => new URLSearchParams(await r
 export async function startFakeAuth(options: FakeAuthOptions = {}) {
   const counts = { authorization_code: 0, refresh_token: 0, registrations: 0, requests: 0 };
   const revoked: string[] = [];
+  /** The scope of each authorization request, in order ('' when none). */
+  const authorizations: string[] = [];
+  /** What each code and access token was granted (the scope asked for). */
+  const grantedBy = new Map<string, string[]>();
   let issued = 0;
   let base = '';
   const server = createServer(async (request, response) => {
@@ -42,14 +55,29 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
       response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(value));
     };
-    if (url.pathname === '/mcp')
-      return json(
-        401,
-        { error: 'unauthorized' },
-        {
-          'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
-        },
-      );
+    const metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
+    if (url.pathname === '/mcp') {
+      const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      const granted = token === undefined ? undefined : grantedBy.get(token);
+      if (!options.mcp || !granted)
+        return json(
+          401,
+          { error: 'unauthorized' },
+          {
+            'www-authenticate': `Bearer resource_metadata="${metadataUrl}"${options.challengeScope ? `, scope="${options.challengeScope}"` : ''}`,
+          },
+        );
+      const demanded = options.mcp.demand?.(granted);
+      if (demanded)
+        return json(
+          403,
+          { error: 'insufficient_scope' },
+          {
+            'www-authenticate': `Bearer error="insufficient_scope", scope="${demanded}", resource_metadata="${metadataUrl}"`,
+          },
+        );
+      return serveMcp(request, response);
+    }
     if (url.pathname === '/.well-known/oauth-protected-resource/mcp')
       return json(200, {
         resource: `${base}/mcp`,
@@ -76,7 +104,11 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
     }
     if (url.pathname === '/authorize') {
       const back = new URL(url.searchParams.get('redirect_uri') ?? '');
-      back.searchParams.set('code', 'code-1');
+      const scope = url.searchParams.get('scope') ?? '';
+      authorizations.push(scope);
+      const code = `code-${authorizations.length}`;
+      grantedBy.set(code, scope.split(' ').filter(Boolean));
+      back.searchParams.set('code', code);
       back.searchParams.set('state', url.searchParams.get('state') ?? '');
       back.searchParams.set('iss', options.issuer ?? base);
       for (const [key, value] of Object.entries(options.redirectExtra ?? {}))
@@ -95,6 +127,9 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
       if (options.token === 'invalid_grant' && grant === 'refresh_token')
         return json(400, { error: 'invalid_grant', error_description: 'refresh token revoked' });
       issued += 1;
+      const scopes = grantedBy.get(body.get('code') ?? body.get('refresh_token') ?? '') ?? [];
+      grantedBy.set(`secret-access-${issued}-abcdef`, scopes);
+      grantedBy.set(`secret-refresh-${issued}-abcdef`, scopes);
       return json(200, {
         access_token: `secret-access-${issued}-abcdef`,
         refresh_token: `secret-refresh-${issued}-abcdef`,
@@ -117,8 +152,22 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
     base,
     counts,
     revoked,
+    authorizations,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A real MCP server (stateless Streamable HTTP) with one tool, for one request. */
+async function serveMcp(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const server = new McpServer({ name: 'fake-protected', version: '1.0.0' });
+  server.registerTool(
+    'whoami',
+    { description: 'Says hello', annotations: { readOnlyHint: true } },
+    async () => ({ content: [{ type: 'text', text: 'hello' }] }),
+  );
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  await server.connect(transport);
+  await transport.handleRequest(request, response);
 }
 
 /** The person's browser: opens the authorization URL and returns where it is sent back, unfollowed. */

@@ -14,7 +14,7 @@ import { AuthorizationError, describeOAuthError } from './authorization-error.js
 import { redeemRedirect, stateLifetimeMs } from './checks.js';
 import { challenge, chooseScope, discover } from './discovery.js';
 import { type FlowRecord, flowProvider, refreshingProvider } from './flow-provider.js';
-import { type OAuthGrant, sha256 } from './grant.js';
+import { grantedScope, type OAuthGrant, sha256 } from './grant.js';
 import { type GrantOwner, Grants } from './grants.js';
 import type { OAuthStore } from './oauth-store.js';
 import { sdkAuth } from './sdk-auth.js';
@@ -155,6 +155,7 @@ export class OAuthService {
           : {}),
       },
       ...(scope ? { scope } : {}),
+      ...(stepUp ? { stepUp: true } : {}),
     };
     const registrationId = sha256(`${flow.discovery.authorizationServerUrl}\u0000${flow.redirectUri}`);
     const preRegistered = config.oauth?.clientId
@@ -257,11 +258,13 @@ export class OAuthService {
       client: flow.client,
       ...(provider.resource ? { resource: provider.resource } : {}),
       tokens,
+      ...(flow.scope ? { scope: flow.scope } : {}),
       ...this.grants.expiry(tokens),
       connectedAt: this.now().toISOString(),
     };
     await this.grants.save(flow, grant);
-    this.stepUps.forget(flow, server);
+    // The count of step-ups in a row survives the sign-in: a server that asks again is the loop to stop.
+    if (flow.stepUp) this.stepUps.answered(flow, server);
     return { workspace: flow.workspace, user: flow.user, server };
   }
 
@@ -280,10 +283,12 @@ export class OAuthService {
 
   /**
    * Notes a 401 or 403 challenge a person's connection met: a 403 `insufficient_scope` names the
-   * scope the next connect asks for (step-up), at most {@link stepUpLimit} times in a row.
+   * scope the next connect asks for besides the one granted (step-up), at most `stepUpLimit` times
+   * in a row; never again for a scope the token already has.
    */
   noteChallenge(person: GrantOwner, server: string, response: Response): void {
-    this.stepUps.note(person, server, response);
+    const grant = this.grants.cached(person, server);
+    this.stepUps.note(person, server, response, grant ? grantedScope(grant) : undefined);
   }
 
   private async step<T>(server: string, step: string, work: () => Promise<T>): Promise<T> {
