@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AuthorizationError } from '../src/oauth/authorization-error.js';
 
 /**
  * A protected MCP endpoint and its authorization server in one loopback process, every answer
@@ -27,6 +28,8 @@ export interface FakeAuthOptions {
    * `demand` names a scope for the token's granted scopes: then 403 `insufficient_scope` naming it.
    */
   mcp?: { demand?: (granted: string[]) => string | undefined };
+  /** One path answered with a body that never ends (up to 64 MB) or that stops half-way and hangs. */
+  hostile?: { path: string; body: 'endless' | 'stall'; status?: number };
 }
 
 const readText = (request: IncomingMessage) =>
@@ -48,9 +51,16 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
   const grantedBy = new Map<string, string[]>();
   let issued = 0;
   let base = '';
+  /** Bytes of the hostile answer handed to the socket. */
+  const hostile = { sent: 0 };
   const server = createServer(async (request, response) => {
     counts.requests += 1;
     const url = new URL(request.url ?? '/', base);
+    if (url.pathname === options.hostile?.path) {
+      await readText(request);
+      response.writeHead(options.hostile.status ?? 200, { 'content-type': 'application/json' });
+      return options.hostile.body === 'endless' ? endless(response, hostile) : stall(response, hostile);
+    }
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
       response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(value));
@@ -153,8 +163,38 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
     counts,
     revoked,
     authorizations,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    hostile,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
+}
+
+/** A JSON body that goes on until the client stops reading (or 64 MB, so a client without a cap ends). */
+function endless(response: ServerResponse, hostile: { sent: number }): void {
+  const chunk = Buffer.alloc(64 * 1024, ' ');
+  response.write('{"resource":"');
+  let closed = false;
+  response.on('close', () => {
+    closed = true;
+  });
+  const more = () => {
+    while (!closed && hostile.sent < 64 * 1024 * 1024) {
+      hostile.sent += chunk.byteLength;
+      if (!response.write(chunk)) return void response.once('drain', more);
+    }
+    if (!closed) response.end('"}');
+  };
+  more();
+}
+
+/** Headers and the start of a body, then nothing until the client gives up. */
+function stall(response: ServerResponse, hostile: { sent: number }): void {
+  const start = '{"resource":';
+  hostile.sent += start.length;
+  response.write(start);
 }
 
 /** A real MCP server (stateless Streamable HTTP) with one tool, for one request. */
@@ -176,4 +216,15 @@ export async function authorize(authorizationUrl: string): Promise<string> {
   const location = response.headers.get('location');
   if (!location) throw new Error(`no redirect (HTTP ${response.status})`);
   return location;
+}
+
+/** What a piece of OAuth work failed with: an `AuthorizationError`, or this throws. */
+export async function authorizationFailure(work: Promise<unknown>): Promise<AuthorizationError> {
+  const error = await work.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof AuthorizationError))
+    throw new Error(`expected an AuthorizationError, got ${error === undefined ? 'success' : String(error)}`);
+  return error;
 }

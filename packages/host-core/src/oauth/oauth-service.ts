@@ -11,6 +11,7 @@ import { silentLogger } from '../logger.js';
 import { fetchWithin } from '../net/address-guard.js';
 import type { Redactor } from '../redaction.js';
 import { AuthorizationError, describeOAuthError } from './authorization-error.js';
+import { boundedFetch, type OAuthFetchLimits } from './bounded-fetch.js';
 import { redeemRedirect, stateLifetimeMs } from './checks.js';
 import { challenge, chooseScope, discover } from './discovery.js';
 import { type FlowRecord, flowProvider, refreshingProvider } from './flow-provider.js';
@@ -34,6 +35,8 @@ export interface OAuthOptions {
   fetch?: typeof fetch;
   /** How long an access token is taken as fresh before it expires (default 60 s): it is refreshed sooner. */
   refreshMarginMs?: number;
+  /** Caps on each OAuth request: 1 MB of answer, 15 s (discovery, registration, tokens, revocation). */
+  limits?: OAuthFetchLimits;
 }
 
 /**
@@ -62,7 +65,7 @@ export class OAuthService {
       redactor: options.redactor,
       logger: this.logger,
       now: this.now,
-      fetch: this.fetchFn,
+      fetch: boundedFetch(this.fetchFn, options.limits),
       ...(options.refreshMarginMs !== undefined ? { refreshMarginMs: options.refreshMarginMs } : {}),
     });
   }
@@ -75,7 +78,7 @@ export class OAuthService {
   /** Revokes the person's tokens at the authorization server (RFC 7009, where offered), then forgets them. */
   disconnect(person: GrantOwner, server: string, config?: RemoteServerConfig): Promise<boolean> {
     this.stepUps.forget(person, server);
-    return this.grants.revoke(person, server, fetchWithin(config?.publicAddressesOnly, this.fetchFn));
+    return this.grants.revoke(person, server, this.fetchFor(config));
   }
 
   /** The client ID metadata document the host serves at `clientMetadataUrl`. */
@@ -103,7 +106,7 @@ export class OAuthService {
    * `AuthorizationError` naming the step that failed.
    */
   async probe(config: RemoteServerConfig): Promise<{ authorizationServer: string }> {
-    const fetchFn = fetchWithin(config?.publicAddressesOnly, this.fetchFn);
+    const fetchFn = this.fetchFor(config);
     const found = await this.step(config.name, 'discovery', () =>
       challenge(config, fetchFn, this.options.clientName ?? 'ai-assistant'),
     );
@@ -125,7 +128,7 @@ export class OAuthService {
    */
   async begin(person: GrantOwner, config: RemoteServerConfig): Promise<{ url: string; expiresAt: Date }> {
     const server = config.name;
-    const fetchFn = fetchWithin(config?.publicAddressesOnly, this.fetchFn);
+    const fetchFn = this.fetchFor(config);
     const found = await this.step(server, 'discovery', () =>
       challenge(config, fetchFn, this.options.clientName ?? 'ai-assistant'),
     );
@@ -241,7 +244,7 @@ export class OAuthService {
           ...(flow.discovery.resourceMetadataUrl
             ? { resourceMetadataUrl: new URL(flow.discovery.resourceMetadataUrl) }
             : {}),
-          fetchFn: fetchWithin(entry.publicAddressesOnly, this.fetchFn),
+          fetchFn: this.fetchFor(entry),
         }),
       ),
     );
@@ -274,8 +277,7 @@ export class OAuthService {
       redirectUrl: this.options.redirectUrl,
       clientMetadata: this.clientMetadata(config.oauth?.scope),
       grant: () => this.grants.cached(person, config.name),
-      tokens: () =>
-        this.grants.tokens(person, config.name, fetchWithin(config?.publicAddressesOnly, this.fetchFn)),
+      tokens: () => this.grants.tokens(person, config.name, this.fetchFor(config)),
       saveTokens: (tokens) => this.grants.saveTokens(person, config.name, tokens),
       server: config.name,
     });
@@ -289,6 +291,14 @@ export class OAuthService {
   noteChallenge(person: GrantOwner, server: string, response: Response): void {
     const grant = this.grants.cached(person, server);
     this.stepUps.note(person, server, response, grant ? grantedScope(grant) : undefined);
+  }
+
+  /**
+   * How the OAuth requests for a server are sent: through the address guard for a workspace's server,
+   * and each under the caps (a deadline, 1 MB of answer).
+   */
+  private fetchFor(config: RemoteServerConfig | undefined): typeof fetch {
+    return boundedFetch(fetchWithin(config?.publicAddressesOnly, this.fetchFn), this.options.limits);
   }
 
   private async step<T>(server: string, step: string, work: () => Promise<T>): Promise<T> {
