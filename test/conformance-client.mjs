@@ -144,7 +144,8 @@ async function sharedFlow() {
           grant: 'client_credentials',
           clientId: context.client_id,
           privateKey: context.private_key_pem,
-          signingAlgorithm: context.signing_algorithm ?? 'ES256',
+          // Unset, the host picks the algorithm from the key and the authorization server's metadata.
+          ...(context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {}),
         }
       : scenario === 'auth/client-credentials-basic'
         ? { grant: 'client_credentials', clientId: context.client_id, clientSecret: context.client_secret }

@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OAuthSettings, RemoteServerConfig } from '../config/server-types.js';
 import type { Logger } from '../logger.js';
 import { guardedFetch } from '../net/address-guard.js';
+import { privateKeyJwtProvider } from '../oauth/client-assertion.js';
 import type { OAuthService } from '../oauth/oauth-service.js';
 import { environmentSecrets, type Redactor } from '../redaction.js';
 import { defaultMaxResponseBytes } from '../tools/openapi-call.js';
@@ -113,7 +114,8 @@ export async function createTransport(
 /**
  * How an OAuth server's connection authenticates: a person's connection with their tokens (refreshed
  * by the host's OAuth service); a `client_credentials` server with the operator's client, through the
- * SDK's providers (client secret, or a `private_key_jwt` assertion).
+ * SDK's providers (client secret, or a `private_key_jwt` assertion signed with an algorithm that fits
+ * the key and the authorization server).
  */
 async function oauthProvider(
   config: RemoteServerConfig,
@@ -121,24 +123,15 @@ async function oauthProvider(
 ): Promise<OAuthClientProvider> {
   const oauth = config.oauth as OAuthSettings;
   if (oauth.grant === 'client_credentials') {
-    const { ClientCredentialsProvider, PrivateKeyJwtProvider } = await import(
-      '@modelcontextprotocol/sdk/client/auth-extensions.js'
-    );
-    const clientId = oauth.clientId as string;
-    return oauth.privateKey
-      ? new PrivateKeyJwtProvider({
-          clientId,
-          privateKey: oauth.privateKey,
-          algorithm: oauth.signingAlgorithm ?? 'RS256',
-          ...(oauth.scope ? { scope: oauth.scope } : {}),
-          ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}),
-        })
-      : new ClientCredentialsProvider({
-          clientId,
-          clientSecret: oauth.clientSecret as string,
-          ...(oauth.scope ? { scope: oauth.scope } : {}),
-          ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}),
-        });
+    const privateKey = oauth.privateKey;
+    if (privateKey) return privateKeyJwtProvider(config.name, { ...oauth, privateKey });
+    const { ClientCredentialsProvider } = await import('@modelcontextprotocol/sdk/client/auth-extensions.js');
+    return new ClientCredentialsProvider({
+      clientId: oauth.clientId as string,
+      clientSecret: oauth.clientSecret as string,
+      ...(oauth.scope ? { scope: oauth.scope } : {}),
+      ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}),
+    });
   }
   if (!config.oauthPerson)
     throw new Error('an OAuth server is connected per person: open it through a person’s view');
