@@ -30,6 +30,13 @@ export interface FakeAuthOptions {
   mcp?: { demand?: (granted: string[]) => string | undefined };
   /** One path answered with a body that never ends (up to 64 MB) or that stops half-way and hangs. */
   hostile?: { path: string; body: 'endless' | 'stall'; status?: number };
+  /** No RFC 9207 `iss` on the redirect (and none promised in the metadata). */
+  withoutIss?: boolean;
+  /**
+   * A mix-up attacker's authorization server: /authorize sends the browser on to another server's,
+   * with the request's state and PKCE challenge but the client ID and redirect URI used there.
+   */
+  forward?: { to: string; clientId: string; redirectUri: string };
 }
 
 const readText = (request: IncomingMessage) =>
@@ -51,6 +58,7 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
   const grantedBy = new Map<string, string[]>();
   let issued = 0;
   let base = '';
+  const registeredRedirects = new Set<string>();
   /** Bytes of the hostile answer handed to the socket. */
   const hostile = { sent: 0 };
   const server = createServer(async (request, response) => {
@@ -104,23 +112,36 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none'],
-        authorization_response_iss_parameter_supported: true,
+        authorization_response_iss_parameter_supported: !options.withoutIss,
         ...options.metadata,
       });
     if (url.pathname === '/register') {
       counts.registrations += 1;
       const metadata = JSON.parse(await readText(request)) as Record<string, unknown>;
+      for (const uri of (metadata.redirect_uris as string[] | undefined) ?? []) registeredRedirects.add(uri);
       return json(201, { ...metadata, client_id: 'client-1', token_endpoint_auth_method: 'none' });
     }
+    if (url.pathname === '/authorize' && options.forward) {
+      const onward = new URL('/authorize', options.forward.to);
+      for (const [key, value] of url.searchParams) onward.searchParams.set(key, value);
+      onward.searchParams.set('client_id', options.forward.clientId);
+      onward.searchParams.set('redirect_uri', options.forward.redirectUri);
+      response.writeHead(302, { location: onward.toString() });
+      return response.end();
+    }
     if (url.pathname === '/authorize') {
-      const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+      const redirectUri = url.searchParams.get('redirect_uri') ?? '';
+      // Exact match against the registered redirect URIs (RFC 9700 §2.1), once a client registered.
+      if (registeredRedirects.size > 0 && !registeredRedirects.has(redirectUri))
+        return json(400, { error: 'invalid_request', error_description: 'unregistered redirect_uri' });
+      const back = new URL(redirectUri);
       const scope = url.searchParams.get('scope') ?? '';
       authorizations.push(scope);
       const code = `code-${authorizations.length}`;
       grantedBy.set(code, scope.split(' ').filter(Boolean));
       back.searchParams.set('code', code);
       back.searchParams.set('state', url.searchParams.get('state') ?? '');
-      back.searchParams.set('iss', options.issuer ?? base);
+      if (!options.withoutIss) back.searchParams.set('iss', options.issuer ?? base);
       for (const [key, value] of Object.entries(options.redirectExtra ?? {}))
         back.searchParams.set(key, value);
       response.writeHead(302, { location: back.toString() });

@@ -47,7 +47,10 @@ describe('MCP authorization: the OAuth client', () => {
     const authorizationUrl = new URL(url);
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizationUrl.searchParams.get('resource')).toBe(auth.url);
-    expect(authorizationUrl.searchParams.get('redirect_uri')).toBe(redirectUrl);
+    // The host's redirect URI, marked for this authorization server (a mix-up defence).
+    expect(authorizationUrl.searchParams.get('redirect_uri')).toMatch(
+      /^http:\/\/127\.0\.0\.1:9\/oauth\/callback\?as=[\w-]{16}$/,
+    );
     const done = await oauth.complete(await authorize(url), () => config);
     expect(done).toEqual({ ...person, server: 'tracker' });
     const grant = parseGrant(await store.grant('T1', 'U1', 'tracker'));

@@ -21,6 +21,16 @@ import type { OAuthStore } from './oauth-store.js';
 import { sdkAuth } from './sdk-auth.js';
 import { StepUps } from './step-ups.js';
 
+/**
+ * The redirect URI for one authorization server: the host's, with the server's short hash as `as`.
+ * A client registered under the host's plain URI before is registered again under this one.
+ */
+export function redirectFor(redirectUrl: string, authorizationServer: string): string {
+  const url = new URL(redirectUrl);
+  url.searchParams.set('as', sha256(authorizationServer).slice(0, 16));
+  return url.toString();
+}
+
 /** Options of {@link OAuthService}. */
 export interface OAuthOptions {
   store: OAuthStore;
@@ -89,10 +99,10 @@ export class OAuthService {
     };
   }
 
-  private clientMetadata(scope?: string): OAuthClientMetadata {
+  private clientMetadata(scope?: string, redirectUri = this.options.redirectUrl): OAuthClientMetadata {
     return {
       client_name: this.options.clientName ?? 'ai-assistant',
-      redirect_uris: [this.options.redirectUrl],
+      redirect_uris: [redirectUri],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -136,6 +146,29 @@ export class OAuthService {
       discover(config, found.resourceMetadataUrl, fetchFn),
     );
     const stepUp = this.stepUps.pending(person, server);
+    const authorizationServerUrl = String(info.authorizationServerUrl);
+    const preRegistered = config.oauth?.clientId
+      ? {
+          client_id: config.oauth.clientId,
+          ...(config.oauth.clientSecret ? { client_secret: config.oauth.clientSecret } : {}),
+        }
+      : undefined;
+    // A redirect URI of this authorization server's own (the mix-up defence of RFC 9700 §4.4.2):
+    // a code another server's flow sends back to it is refused, whether or not `iss` comes with it.
+    const ownRedirect = redirectFor(this.options.redirectUrl, authorizationServerUrl);
+    const registrationId = sha256(`${authorizationServerUrl}\u0000${ownRedirect}`);
+    const stored = preRegistered
+      ? undefined
+      : await this.options.store.record('oauth-client', registrationId);
+    // A pre-registered client keeps the URI the operator registered; a client ID metadata document
+    // lists one URI for every authorization server.
+    const metadataDocument =
+      !preRegistered &&
+      !stored &&
+      this.options.clientMetadataUrl !== undefined &&
+      (info.authorizationServerMetadata as { client_id_metadata_document_supported?: boolean } | undefined)
+        ?.client_id_metadata_document_supported === true;
+    const redirectUri = preRegistered || metadataDocument ? this.options.redirectUrl : ownRedirect;
     const scope = chooseScope({
       challenge: stepUp?.scope ?? found.scope,
       supported: info.resourceMetadata?.scopes_supported,
@@ -147,10 +180,10 @@ export class OAuthService {
       workspace: person.workspace,
       user: person.user,
       server,
-      redirectUri: this.options.redirectUrl,
+      redirectUri,
       createdAt: this.now().getTime(),
       discovery: {
-        authorizationServerUrl: String(info.authorizationServerUrl),
+        authorizationServerUrl,
         ...(found.resourceMetadataUrl ? { resourceMetadataUrl: found.resourceMetadataUrl.toString() } : {}),
         ...(info.resourceMetadata ? { resourceMetadata: info.resourceMetadata } : {}),
         ...(info.authorizationServerMetadata
@@ -160,24 +193,14 @@ export class OAuthService {
       ...(scope ? { scope } : {}),
       ...(stepUp ? { stepUp: true } : {}),
     };
-    const registrationId = sha256(`${flow.discovery.authorizationServerUrl}\u0000${flow.redirectUri}`);
-    const preRegistered = config.oauth?.clientId
-      ? {
-          client_id: config.oauth.clientId,
-          ...(config.oauth.clientSecret ? { client_secret: config.oauth.clientSecret } : {}),
-        }
-      : undefined;
-    const stored = preRegistered
-      ? undefined
-      : await this.options.store.record('oauth-client', registrationId);
     let authorizationUrl: URL | undefined;
     const provider = flowProvider(flow, {
-      clientMetadata: this.clientMetadata(scope),
+      clientMetadata: this.clientMetadata(scope, redirectUri),
       ...(this.options.clientMetadataUrl ? { clientMetadataUrl: this.options.clientMetadataUrl } : {}),
       client: preRegistered ?? (stored ? (JSON.parse(stored) as OAuthClientInformationMixed) : undefined),
       saveClient: async (client) => {
         flow.client = client;
-        // One registration per authorization server (and redirect URI), shared by everyone.
+        // One registration per authorization server (and its redirect URI), shared by everyone.
         if (!preRegistered)
           await this.options.store.saveRecord(
             'oauth-client',
@@ -229,7 +252,7 @@ export class OAuthService {
     if (!entry) throw new AuthorizationError(server, 'redirect', 'the server is no longer configured');
     let tokens: OAuthTokens | undefined;
     const provider = flowProvider(flow, {
-      clientMetadata: this.clientMetadata(flow.scope),
+      clientMetadata: this.clientMetadata(flow.scope, flow.redirectUri),
       client: flow.client,
       saveTokens: (saved) => {
         tokens = saved;
