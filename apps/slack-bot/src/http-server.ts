@@ -45,6 +45,8 @@ export interface HttpServerOptions {
   slack?: (request: IncomingMessage, response: ServerResponse) => void;
   /** GET routes answered before Slack's (the OAuth install and its redirect). */
   pages?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
+  /** POST routes of the bot's own pages (a Connect confirmation); each reads its own small body. */
+  forms?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
   /** False while this replica must not take Slack's requests (its store is unreachable): 503. */
   accepting?: () => boolean;
   maxBodyBytes?: number;
@@ -95,7 +97,12 @@ export function createHttpServer(options: HttpServerOptions): Server {
       response.end(JSON.stringify(report));
       return;
     }
-    const page = request.method === 'GET' ? options.pages?.[path] : undefined;
+    const page =
+      request.method === 'GET'
+        ? options.pages?.[path]
+        : request.method === 'POST'
+          ? options.forms?.[path]
+          : undefined;
     if (options.accepting && !options.accepting()) {
       // Slack retries a refused event later; by then a replica with its store takes it.
       response.setHeader('retry-after', '5');
