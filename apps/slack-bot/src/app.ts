@@ -127,9 +127,16 @@ export function createSlackBot({
               publicUrl: config.publicUrl,
               logger,
             }),
-            '/oauth/client-metadata.json': async (_request, response) => {
-              response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
-              response.end(JSON.stringify(people.clientMetadataDocument() ?? {}));
+            // One client ID metadata document per authorization server: /oauth/client-metadata/<id>.json.
+            '/oauth/client-metadata/': async (request, response) => {
+              const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+              const id = /^\/oauth\/client-metadata\/([\w-]+)\.json$/.exec(path)?.[1];
+              const document = id ? people.clientMetadataDocument(id) : undefined;
+              response.writeHead(document ? 200 : 404, {
+                'content-type': 'application/json',
+                'cache-control': 'max-age=300',
+              });
+              response.end(JSON.stringify(document ?? { error: 'no such client metadata document' }));
             },
           }
         : {}),

@@ -43,7 +43,10 @@ export interface HttpServerOptions {
   health: () => { status: string } | Promise<{ status: string }>;
   /** Bolt's HTTPReceiver listener; absent in Socket Mode, where only `/healthz` is served. */
   slack?: (request: IncomingMessage, response: ServerResponse) => void;
-  /** GET routes answered before Slack's (the OAuth install and its redirect). */
+  /**
+   * GET routes answered before Slack's (the OAuth install and its redirect); a key ending in `/`
+   * answers every path below it.
+   */
   pages?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
   /** POST routes of the bot's own pages (a Connect confirmation); each reads its own small body. */
   forms?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
@@ -87,6 +90,12 @@ function readCapped(
   });
 }
 
+/** The route of a folder (a key ending in `/`) that holds `path`. */
+function below<T>(routes: Record<string, T> | undefined, path: string): T | undefined {
+  const key = Object.keys(routes ?? {}).find((route) => route.endsWith('/') && path.startsWith(route));
+  return key === undefined ? undefined : routes?.[key];
+}
+
 export function createHttpServer(options: HttpServerOptions): Server {
   const limit = options.maxBodyBytes ?? maxRequestBodyBytes;
   return createServer(async (request, response) => {
@@ -99,7 +108,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
     }
     const page =
       request.method === 'GET'
-        ? options.pages?.[path]
+        ? (options.pages?.[path] ?? below(options.pages, path))
         : request.method === 'POST'
           ? options.forms?.[path]
           : undefined;

@@ -56,6 +56,45 @@ describe('#43.6 mix-up: a redirect URI per authorization server', () => {
     expect(evil.counts.authorization_code).toBe(0);
   }, 30_000);
 
+  it('#43.6 with client ID metadata documents: a document, client ID and redirect URI per authorization server', async () => {
+    const cimd = { client_id_metadata_document_supported: true };
+    const honest = await startFakeAuth({ withoutIss: true, metadata: cimd });
+    closers.push(honest.close);
+    const oauth = new OAuthService({
+      store: memoryOAuthStore(),
+      redirectUrl,
+      clientMetadataUrl: 'https://bot.example.test/oauth/client-metadata/{as}.json',
+      redactor: new Redactor(),
+    });
+    const configs = new Map<string, RemoteServerConfig>([['honest', server('honest', honest.url)]]);
+    const first = new URL((await oauth.begin(person, configs.get('honest') as RemoteServerConfig)).url);
+    const honestClient = first.searchParams.get('client_id') as string;
+    const honestRedirect = first.searchParams.get('redirect_uri') as string;
+    const id = /\/client-metadata\/([\w-]{16})\.json$/.exec(honestClient)?.[1] as string;
+    expect(id).toBeDefined();
+    // The document served for that client ID names that client ID and that redirect URI only.
+    expect(oauth.clientMetadataDocument(id)).toMatchObject({
+      client_id: honestClient,
+      redirect_uris: [honestRedirect],
+    });
+
+    const evil = await startFakeAuth({
+      withoutIss: true,
+      metadata: cimd,
+      forward: { to: honest.base, clientId: honestClient, redirectUri: honestRedirect },
+    });
+    closers.push(evil.close);
+    configs.set('evil', server('evil', evil.url));
+    const { url } = await oauth.begin(person, configs.get('evil') as RemoteServerConfig);
+    expect(new URL(url).searchParams.get('client_id')).not.toBe(honestClient);
+    const back = await authorize(await followOnce(url));
+    const error = await authorizationFailure(oauth.complete(back, (name) => configs.get(name)));
+    expect(error.message).toBe(
+      'connecting "evil" failed at the redirect: the redirect came back to another address',
+    );
+    expect(evil.counts.authorization_code).toBe(0);
+  }, 30_000);
+
   it('#43.6 an operator’s pre-registered client keeps the redirect URI it was registered with', async () => {
     const fake = await startFakeAuth();
     closers.push(fake.close);

@@ -21,22 +21,33 @@ import type { OAuthStore } from './oauth-store.js';
 import { sdkAuth } from './sdk-auth.js';
 import { StepUps } from './step-ups.js';
 
+/** An authorization server's short id: in its redirect URI and its client ID metadata document's URL. */
+const authorizationServerId = (authorizationServer: string) => sha256(authorizationServer).slice(0, 16);
+
 /**
- * The redirect URI for one authorization server: the host's, with the server's short hash as `as`.
- * A client registered under the host's plain URI before is registered again under this one.
+ * The redirect URI for one authorization server (its id): the host's, with the id as `as`. A client
+ * registered under the host's plain URI before is registered again under this one.
  */
-export function redirectFor(redirectUrl: string, authorizationServer: string): string {
+function redirectFor(redirectUrl: string, id: string): string {
   const url = new URL(redirectUrl);
-  url.searchParams.set('as', sha256(authorizationServer).slice(0, 16));
+  url.searchParams.set('as', id);
   return url.toString();
 }
+
+/** Where a client ID metadata document URL names the authorization server (its id). */
+const serverPlaceholder = '{as}';
 
 /** Options of {@link OAuthService}. */
 export interface OAuthOptions {
   store: OAuthStore;
   /** The exact redirect URI the authorization server sends people back to (the bot's callback). */
   redirectUrl: string;
-  /** An https URL where the host serves {@link OAuthService.clientMetadataDocument} (client ID metadata). */
+  /**
+   * An https URL where the host serves {@link OAuthService.clientMetadataDocument} (client ID
+   * metadata). With `{as}` in it (`https://bot.example/oauth/client-metadata/{as}.json`), each
+   * authorization server gets its own document, client ID and redirect URI (the mix-up defence);
+   * without, one document serves every server with `redirectUrl` itself.
+   */
   clientMetadataUrl?: string;
   clientName?: string;
   redactor: Redactor;
@@ -91,11 +102,18 @@ export class OAuthService {
     return this.grants.revoke(person, server, this.fetchFor(config));
   }
 
-  /** The client ID metadata document the host serves at `clientMetadataUrl`. */
-  clientMetadataDocument(): OAuthClientMetadata & { client_id?: string } {
+  /**
+   * The client ID metadata document the host serves at `clientMetadataUrl`; with `{as}` in it, the
+   * one of the authorization server whose id `server` is (undefined for anything else).
+   */
+  clientMetadataDocument(server?: string): (OAuthClientMetadata & { client_id?: string }) | undefined {
+    const template = this.options.clientMetadataUrl;
+    if (!template?.includes(serverPlaceholder))
+      return { ...(template ? { client_id: template } : {}), ...this.clientMetadata() };
+    if (!server || !/^[\w-]{16}$/.test(server)) return undefined;
     return {
-      ...(this.options.clientMetadataUrl ? { client_id: this.options.clientMetadataUrl } : {}),
-      ...this.clientMetadata(),
+      client_id: template.replace(serverPlaceholder, server),
+      ...this.clientMetadata(undefined, redirectFor(this.options.redirectUrl, server)),
     };
   }
 
@@ -155,20 +173,24 @@ export class OAuthService {
       : undefined;
     // A redirect URI of this authorization server's own (the mix-up defence of RFC 9700 §4.4.2):
     // a code another server's flow sends back to it is refused, whether or not `iss` comes with it.
-    const ownRedirect = redirectFor(this.options.redirectUrl, authorizationServerUrl);
+    const serverId = authorizationServerId(authorizationServerUrl);
+    const ownRedirect = redirectFor(this.options.redirectUrl, serverId);
+    const documentPerServer = this.options.clientMetadataUrl?.includes(serverPlaceholder) === true;
+    const metadataUrl = this.options.clientMetadataUrl?.replace(serverPlaceholder, serverId);
     const registrationId = sha256(`${authorizationServerUrl}\u0000${ownRedirect}`);
     const stored = preRegistered
       ? undefined
       : await this.options.store.record('oauth-client', registrationId);
-    // A pre-registered client keeps the URI the operator registered; a client ID metadata document
-    // lists one URI for every authorization server.
+    // A pre-registered client keeps the URI the operator registered; so does one client ID metadata
+    // document for every authorization server (it lists one URI); a document per server has its own.
     const metadataDocument =
       !preRegistered &&
       !stored &&
-      this.options.clientMetadataUrl !== undefined &&
+      metadataUrl !== undefined &&
       (info.authorizationServerMetadata as { client_id_metadata_document_supported?: boolean } | undefined)
         ?.client_id_metadata_document_supported === true;
-    const redirectUri = preRegistered || metadataDocument ? this.options.redirectUrl : ownRedirect;
+    const redirectUri =
+      preRegistered || (metadataDocument && !documentPerServer) ? this.options.redirectUrl : ownRedirect;
     const scope = chooseScope({
       challenge: stepUp?.scope ?? found.scope,
       supported: info.resourceMetadata?.scopes_supported,
@@ -196,7 +218,7 @@ export class OAuthService {
     let authorizationUrl: URL | undefined;
     const provider = flowProvider(flow, {
       clientMetadata: this.clientMetadata(scope, redirectUri),
-      ...(this.options.clientMetadataUrl ? { clientMetadataUrl: this.options.clientMetadataUrl } : {}),
+      ...(metadataUrl ? { clientMetadataUrl: metadataUrl } : {}),
       client: preRegistered ?? (stored ? (JSON.parse(stored) as OAuthClientInformationMixed) : undefined),
       saveClient: async (client) => {
         flow.client = client;
