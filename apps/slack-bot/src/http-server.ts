@@ -43,8 +43,13 @@ export interface HttpServerOptions {
   health: () => { status: string } | Promise<{ status: string }>;
   /** Bolt's HTTPReceiver listener; absent in Socket Mode, where only `/healthz` is served. */
   slack?: (request: IncomingMessage, response: ServerResponse) => void;
-  /** GET routes answered before Slack's (the OAuth install and its redirect). */
+  /**
+   * GET routes answered before Slack's (the OAuth install and its redirect); a key ending in `/`
+   * answers every path below it.
+   */
   pages?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
+  /** POST routes of the bot's own pages (a Connect confirmation); each reads its own small body. */
+  forms?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
   /** False while this replica must not take Slack's requests (its store is unreachable): 503. */
   accepting?: () => boolean;
   maxBodyBytes?: number;
@@ -85,6 +90,12 @@ function readCapped(
   });
 }
 
+/** The route of a folder (a key ending in `/`) that holds `path`. */
+function below<T>(routes: Record<string, T> | undefined, path: string): T | undefined {
+  const key = Object.keys(routes ?? {}).find((route) => route.endsWith('/') && path.startsWith(route));
+  return key === undefined ? undefined : routes?.[key];
+}
+
 export function createHttpServer(options: HttpServerOptions): Server {
   const limit = options.maxBodyBytes ?? maxRequestBodyBytes;
   return createServer(async (request, response) => {
@@ -95,7 +106,12 @@ export function createHttpServer(options: HttpServerOptions): Server {
       response.end(JSON.stringify(report));
       return;
     }
-    const page = request.method === 'GET' ? options.pages?.[path] : undefined;
+    const page =
+      request.method === 'GET'
+        ? (options.pages?.[path] ?? below(options.pages, path))
+        : request.method === 'POST'
+          ? options.forms?.[path]
+          : undefined;
     if (options.accepting && !options.accepting()) {
       // Slack retries a refused event later; by then a replica with its store takes it.
       response.setHeader('retry-after', '5');

@@ -48,7 +48,9 @@ export function operatorHooks(
 
 /**
  * MCP servers with OAuth: people's browsers come back to this bot's own HTTP server at
- * `<PUBLIC_URL>/oauth/callback`; an https PUBLIC_URL also serves the client ID metadata document.
+ * `<PUBLIC_URL>/oauth/callback?as=<id>` (one redirect URI per authorization server); an https
+ * PUBLIC_URL also serves a client ID metadata document per authorization server,
+ * `<PUBLIC_URL>/oauth/client-metadata/<id>.json`.
  */
 export function oauthOptions(publicUrl: string | undefined): Pick<StartPeopleOptions, 'oauth'> {
   if (!publicUrl) return {};
@@ -56,7 +58,7 @@ export function oauthOptions(publicUrl: string | undefined): Pick<StartPeopleOpt
     oauth: {
       redirectUrl: `${publicUrl}/oauth/callback`,
       ...(publicUrl.startsWith('https://')
-        ? { clientMetadataUrl: `${publicUrl}/oauth/client-metadata.json` }
+        ? { clientMetadataUrl: `${publicUrl}/oauth/client-metadata/{as}.json` }
         : {}),
       clientName: 'ai-assistant (Slack)',
     },

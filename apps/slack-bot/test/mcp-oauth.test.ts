@@ -46,6 +46,8 @@ describe('remote MCP servers with OAuth, per person, from Slack (oidc-provider a
     harness.llm.respondWith(whoamiModel);
     harness.slack.setPerson('UALICE01', { team: 'T0001' });
     harness.slack.setPerson('UBOB0001', { team: 'T0001' });
+    harness.slack.setPerson('UCAROL01', { team: 'T0001' });
+    harness.slack.setPerson('UDAVE001', { team: 'T0001' });
   }, 60_000);
 
   afterAll(async () => {
@@ -54,8 +56,8 @@ describe('remote MCP servers with OAuth, per person, from Slack (oidc-provider a
     await as?.close();
   });
 
-  /** The private Connect link the person got, its state and the page the callback shows. */
-  async function connectThroughTheButton(user: string, account: string) {
+  /** The Connect link offered privately to `user` after a question (the button's URL and value). */
+  async function connectLink(user: string) {
     const before = harness.slack.callsOf('chat.postEphemeral').length;
     const { ts } = await harness.slack.mention('C700', '私は誰？', { user });
     await answered(harness, 'C700', ts);
@@ -74,6 +76,31 @@ describe('remote MCP servers with OAuth, per person, from Slack (oidc-provider a
       .flatMap((block) => block.elements ?? [])
       .find((element) => element.action_id === oauthLinkAction);
     if (!button) throw new Error('no Connect link');
+    return { button, ts };
+  }
+
+  const origin = () => `http://127.0.0.1:${harness.port}`;
+
+  /** The browser confirms on the bot's start page: where it is sent next and the cookie it got. */
+  async function confirm(link: string, from = origin()) {
+    const token = new URL(link).searchParams.get('t') ?? '';
+    const response = await fetch(`${origin()}/oauth/start`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: from },
+      body: new URLSearchParams({ t: token }),
+    });
+    const [cookie] = (response.headers.getSetCookie()[0] ?? '').split(';');
+    return {
+      status: response.status,
+      location: response.headers.get('location') ?? '',
+      cookie: cookie ?? '',
+    };
+  }
+
+  /** The private Connect link the person got, its state and the page the callback shows. */
+  async function connectThroughTheButton(user: string, account: string) {
+    const { button, ts } = await connectLink(user);
     // Pressing a link button opens the page and tells the app (its response_url names the message).
     await harness.slack.press({
       channel: 'C700',
@@ -82,9 +109,10 @@ describe('remote MCP servers with OAuth, per person, from Slack (oidc-provider a
       value: button.value,
       user,
     });
-    const back = await followAuthorization(button.url, { account });
+    const started = await confirm(button.url);
+    const back = await followAuthorization(started.location, { account });
     expect(back.startsWith(`http://127.0.0.1:${harness.port}/oauth/callback?`)).toBe(true);
-    const page = await fetch(back);
+    const page = await fetch(back, { headers: { cookie: started.cookie } });
     return { page: { status: page.status, text: await page.text() }, ts };
   }
 
@@ -108,14 +136,58 @@ describe('remote MCP servers with OAuth, per person, from Slack (oidc-provider a
     expect(server.seen.map((entry) => entry.sub)).toEqual(['alice', 'bob']);
   }, 60_000);
 
-  it('a redirect replayed is refused with the step named; nothing changes', async () => {
-    const { url } = await harness.people.beginConnect({ workspace: 'T0001', user: 'UALICE01' }, 'tracker');
-    const back = await followAuthorization(url, { account: 'alice' });
-    expect((await fetch(back)).status).toBe(200);
-    const replay = await fetch(back);
+  it('a redirect replayed is refused; nothing changes', async () => {
+    const { button } = await connectLink('UDAVE001');
+    const started = await confirm(button.url);
+    const back = await followAuthorization(started.location, { account: 'dave' });
+    expect((await fetch(back, { headers: { cookie: started.cookie } })).status).toBe(200);
+    const replay = await fetch(back, { headers: { cookie: started.cookie } });
     expect(replay.status).toBe(400);
-    expect(await replay.text()).toContain('failed at the redirect: unknown or already used state');
+    expect(await replay.text()).toContain('not confirmed in this browser, or already used');
   }, 30_000);
+
+  it('#43.7 the Connect link is a page of the bot naming the Slack account and workspace; only its POST starts the sign-in, once', async () => {
+    const { button } = await connectLink('UCAROL01');
+    // The link leads to the bot, not to the authorization server.
+    expect(new URL(button.url).origin).toBe(origin());
+    const shown = await fetch(button.url, { redirect: 'manual' });
+    expect(shown.status).toBe(200);
+    expect(shown.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const text = await shown.text();
+    expect(text).toContain(
+      'the Slack account <strong>UCAROL01</strong> in the workspace <strong>T0001</strong>',
+    );
+    expect(text).toContain('<form method="post" action="/oauth/start">');
+    expect(text).toContain('Connect tracker as UCAROL01');
+
+    // Another site cannot confirm for the person's browser.
+    expect((await confirm(button.url, 'https://evil.example')).status).toBe(403);
+    const started = await confirm(button.url);
+    expect(started.status).toBe(303);
+    expect(started.location.startsWith(`${as.issuer}/`)).toBe(true);
+    expect(started.cookie).toMatch(/^oauth_flow_[\w-]{16}=[\w-]{43}$/);
+    // Used once: the forwarded copy of the link no longer starts anything.
+    expect((await confirm(button.url)).status).toBe(410);
+    expect((await fetch(button.url)).status).toBe(410);
+
+    // The redirect back completes only in the browser that confirmed (its cookie).
+    const back = await followAuthorization(started.location, { account: 'carol' });
+    const elsewhere = await fetch(back);
+    expect(elsewhere.status).toBe(400);
+    expect(await elsewhere.text()).toContain(
+      'open the Connect link from Slack in the browser you sign in with',
+    );
+    expect(
+      harness.people &&
+        (await harness.people.servers({ workspace: 'T0001', user: 'UCAROL01' })).find(
+          (entry) => entry.name === 'tracker',
+        )?.connected,
+    ).toBe(false);
+    const here = await fetch(back, { headers: { cookie: started.cookie } });
+    expect(here.status).toBe(200);
+    const { ts } = await harness.slack.mention('C703', '私は誰？', { user: 'UCAROL01' });
+    expect((await result(harness, 'C703', ts)).text).toContain('you are carol');
+  }, 60_000);
 
   it('the token expires: four questions at once make exactly one refresh', async () => {
     const before = as.counts.token.refresh_token ?? 0;

@@ -200,9 +200,12 @@ export class People {
     return done;
   }
 
-  /** The client ID metadata document the app serves (OAuth), when OAuth is set up. */
-  clientMetadataDocument(): Record<string, unknown> | undefined {
-    return this.host?.oauth?.clientMetadataDocument();
+  /**
+   * The client ID metadata document the app serves (OAuth), when OAuth is set up: with `{as}` in
+   * `clientMetadataUrl`, the one of the authorization server whose id `server` is.
+   */
+  clientMetadataDocument(server?: string): Record<string, unknown> | undefined {
+    return this.host?.oauth?.clientMetadataDocument(server);
   }
 
   private async oauthOf(server: string, workspace: string) {

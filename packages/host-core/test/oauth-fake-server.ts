@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AuthorizationError } from '../src/oauth/authorization-error.js';
 
 /**
@@ -30,6 +31,22 @@ export interface FakeAuthOptions {
   /** What /authorize sends back besides the code (e.g. `{ error: 'access_denied' }` or another iss). */
   redirectExtra?: Record<string, string>;
   expiresIn?: number;
+  /** The scope the 401 challenge names (`WWW-Authenticate: Bearer scope="…"`). */
+  challengeScope?: string;
+  /**
+   * Serve MCP (the SDK's server, tool `whoami`) to requests with a token this server issued, unless
+   * `demand` names a scope for the token's granted scopes: then 403 `insufficient_scope` naming it.
+   */
+  mcp?: { demand?: (granted: string[]) => string | undefined };
+  /** One path answered with a body that never ends (up to 64 MB) or that stops half-way and hangs. */
+  hostile?: { path: string; body: 'endless' | 'stall'; status?: number };
+  /** No RFC 9207 `iss` on the redirect (and none promised in the metadata). */
+  withoutIss?: boolean;
+  /**
+   * A mix-up attacker's authorization server: /authorize sends the browser on to another server's,
+   * with the request's state and PKCE challenge but the client ID and redirect URI used there.
+   */
+  forward?: { to: string; clientId: string; redirectUri: string };
 }
 
 const readText = (request: IncomingMessage) =>
@@ -46,25 +63,52 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
   const revoked: string[] = [];
   /** Every request received: method, path and query, headers and body, for asserting what reached it. */
   const received: string[] = [];
+  /** The scope of each authorization request, in order ('' when none). */
+  const authorizations: string[] = [];
+  /** What each code and access token was granted (the scope asked for). */
+  const grantedBy = new Map<string, string[]>();
   let issued = 0;
   let base = '';
+  const registeredRedirects = new Set<string>();
+  /** Bytes of the hostile answer handed to the socket. */
+  const hostile = { sent: 0 };
   const server = createServer(async (request, response) => {
     counts.requests += 1;
     const url = new URL(request.url ?? '/', base);
+    if (url.pathname === options.hostile?.path) {
+      await readText(request);
+      response.writeHead(options.hostile.status ?? 200, { 'content-type': 'application/json' });
+      return options.hostile.body === 'endless' ? endless(response, hostile) : stall(response, hostile);
+    }
     const text = await readText(request);
     received.push(`${request.method} ${request.url} ${JSON.stringify(request.headers)} ${text}`);
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
       response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(value));
     };
-    if (url.pathname === '/mcp')
-      return json(
-        401,
-        { error: 'unauthorized' },
-        {
-          'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
-        },
-      );
+    const metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
+    if (url.pathname === '/mcp') {
+      const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      const granted = token === undefined ? undefined : grantedBy.get(token);
+      if (!options.mcp || !granted)
+        return json(
+          401,
+          { error: 'unauthorized' },
+          {
+            'www-authenticate': `Bearer resource_metadata="${metadataUrl}"${options.challengeScope ? `, scope="${options.challengeScope}"` : ''}`,
+          },
+        );
+      const demanded = options.mcp.demand?.(granted);
+      if (demanded)
+        return json(
+          403,
+          { error: 'insufficient_scope' },
+          {
+            'www-authenticate': `Bearer error="insufficient_scope", scope="${demanded}", resource_metadata="${metadataUrl}"`,
+          },
+        );
+      return serveMcp(request, response, text ? JSON.parse(text) : undefined);
+    }
     if (url.pathname === '/.well-known/oauth-protected-resource/mcp')
       return json(200, {
         resource: options.resource ?? `${base}/mcp`,
@@ -81,26 +125,44 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none'],
-        authorization_response_iss_parameter_supported: true,
+        authorization_response_iss_parameter_supported: !options.withoutIss,
         ...options.metadata,
       });
     if (url.pathname === '/register') {
       counts.registrations += 1;
       const metadata = JSON.parse(text) as Record<string, unknown>;
+      for (const uri of (metadata.redirect_uris as string[] | undefined) ?? []) registeredRedirects.add(uri);
       return json(201, { ...metadata, client_id: 'client-1', token_endpoint_auth_method: 'none' });
     }
+    if (url.pathname === '/authorize' && options.forward) {
+      const onward = new URL('/authorize', options.forward.to);
+      for (const [key, value] of url.searchParams) onward.searchParams.set(key, value);
+      onward.searchParams.set('client_id', options.forward.clientId);
+      onward.searchParams.set('redirect_uri', options.forward.redirectUri);
+      response.writeHead(302, { location: onward.toString() });
+      return response.end();
+    }
     if (url.pathname === '/authorize') {
-      const back = new URL(url.searchParams.get('redirect_uri') ?? '');
-      back.searchParams.set('code', 'code-1');
+      const redirectUri = url.searchParams.get('redirect_uri') ?? '';
+      // Exact match against the registered redirect URIs (RFC 9700 §2.1), once a client registered.
+      if (registeredRedirects.size > 0 && !registeredRedirects.has(redirectUri))
+        return json(400, { error: 'invalid_request', error_description: 'unregistered redirect_uri' });
+      const back = new URL(redirectUri);
+      const scope = url.searchParams.get('scope') ?? '';
+      authorizations.push(scope);
+      const code = `code-${authorizations.length}`;
+      grantedBy.set(code, scope.split(' ').filter(Boolean));
+      back.searchParams.set('code', code);
       back.searchParams.set('state', url.searchParams.get('state') ?? '');
-      back.searchParams.set('iss', options.issuer ?? base);
+      if (!options.withoutIss) back.searchParams.set('iss', options.issuer ?? base);
       for (const [key, value] of Object.entries(options.redirectExtra ?? {}))
         back.searchParams.set(key, value);
       response.writeHead(302, { location: back.toString() });
       return response.end();
     }
     if (url.pathname === '/token') {
-      const grant = new URLSearchParams(text).get('grant_type');
+      const body = new URLSearchParams(text);
+      const grant = body.get('grant_type');
       if (grant === 'authorization_code' || grant === 'refresh_token') counts[grant] += 1;
       if (options.token === 'garbage') {
         response.writeHead(200, { 'content-type': 'text/html' });
@@ -117,6 +179,9 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
       if (options.token === 'drop' && grant === 'refresh_token') return request.socket.destroy();
       issued += 1;
       const rotated = grant !== 'refresh_token' || options.rotate !== false;
+      const scopes = grantedBy.get(body.get('code') ?? body.get('refresh_token') ?? '') ?? [];
+      grantedBy.set(`secret-access-${issued}-abcdef`, scopes);
+      grantedBy.set(`secret-refresh-${issued}-abcdef`, scopes);
       return json(200, {
         access_token: `secret-access-${issued}-abcdef`,
         ...(rotated ? { refresh_token: `secret-refresh-${issued}-abcdef` } : {}),
@@ -141,8 +206,56 @@ export async function startFakeAuth(options: FakeAuthOptions = {}) {
     counts,
     revoked,
     received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    authorizations,
+    hostile,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
+}
+
+/** A JSON body that goes on until the client stops reading (or 64 MB, so a client without a cap ends). */
+function endless(response: ServerResponse, hostile: { sent: number }): void {
+  const chunk = Buffer.alloc(64 * 1024, ' ');
+  response.write('{"resource":"');
+  let closed = false;
+  response.on('close', () => {
+    closed = true;
+  });
+  const more = () => {
+    while (!closed && hostile.sent < 64 * 1024 * 1024) {
+      hostile.sent += chunk.byteLength;
+      if (!response.write(chunk)) return void response.once('drain', more);
+    }
+    if (!closed) response.end('"}');
+  };
+  more();
+}
+
+/** Headers and the start of a body, then nothing until the client gives up. */
+function stall(response: ServerResponse, hostile: { sent: number }): void {
+  const start = '{"resource":';
+  hostile.sent += start.length;
+  response.write(start);
+}
+
+/** A real MCP server (stateless Streamable HTTP) with one tool, for one request. */
+async function serveMcp(
+  request: IncomingMessage,
+  response: ServerResponse,
+  parsedBody: unknown,
+): Promise<void> {
+  const server = new McpServer({ name: 'fake-protected', version: '1.0.0' });
+  server.registerTool(
+    'whoami',
+    { description: 'Says hello', annotations: { readOnlyHint: true } },
+    async () => ({ content: [{ type: 'text', text: 'hello' }] }),
+  );
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  await server.connect(transport);
+  await transport.handleRequest(request, response, parsedBody);
 }
 
 /** The person's browser: opens the authorization URL and returns where it is sent back, unfollowed. */
@@ -159,12 +272,13 @@ export function clock() {
   return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
 }
 
-/** What a promise rejected with, asserted to be an AuthorizationError (to check its step and text). */
-export async function failure(work: Promise<unknown>): Promise<AuthorizationError> {
+/** What a piece of OAuth work failed with: an `AuthorizationError`, or this throws. */
+export async function authorizationFailure(work: Promise<unknown>): Promise<AuthorizationError> {
   const error = await work.then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  expect(error).toBeInstanceOf(AuthorizationError);
-  return error as AuthorizationError;
+  if (!(error instanceof AuthorizationError))
+    throw new Error(`expected an AuthorizationError, got ${error === undefined ? 'success' : String(error)}`);
+  return error;
 }

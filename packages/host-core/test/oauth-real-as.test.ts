@@ -9,31 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { oauthStoreOver } from '../src/oauth/oauth-store.js';
 import { People } from '../src/people.js';
-import type { PeopleStore } from '../src/people-types.js';
-
-/** People's credentials and workspace settings in memory. */
-function memoryPeopleStore(): PeopleStore & { secrets: Map<string, Record<string, string>> } {
-  const secrets = new Map<string, Record<string, string>>();
-  const key = (workspace: string, user: string) => `${workspace}\u0000${user}`;
-  return {
-    secrets,
-    credentials: {
-      of: async (workspace, user) => ({ secrets: { ...(secrets.get(key(workspace, user)) ?? {}) } }),
-      list: async (workspace, user) =>
-        Object.keys(secrets.get(key(workspace, user)) ?? {}).map((server) => ({ server })),
-      put: async (workspace, user, server, secret) => {
-        secrets.set(key(workspace, user), { ...(secrets.get(key(workspace, user)) ?? {}), [server]: secret });
-      },
-      delete: async (workspace, user, server) => {
-        const mine = secrets.get(key(workspace, user)) ?? {};
-        const had = server in mine;
-        delete mine[server];
-        return had;
-      },
-    },
-    workspaces: { settings: async () => new Map(), setEnabled: async () => {} },
-  };
-}
+import { memoryPeopleStore } from './helpers.js';
 
 describe('MCP authorization against a real authorization server (oidc-provider) and a protected MCP server', () => {
   let as: AuthorizationServer;

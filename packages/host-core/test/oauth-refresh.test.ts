@@ -19,7 +19,13 @@ import { OAuthService } from '../src/oauth/oauth-service.js';
 import { memoryOAuthStore, type OAuthStore, oauthStoreOver } from '../src/oauth/oauth-store.js';
 import { People } from '../src/people.js';
 import { Redactor } from '../src/redaction.js';
-import { authorize, clock, type FakeAuthOptions, failure, startFakeAuth } from './oauth-fake-server.js';
+import {
+  authorizationFailure,
+  authorize,
+  clock,
+  type FakeAuthOptions,
+  startFakeAuth,
+} from './oauth-fake-server.js';
 
 // Refreshing a person's OAuth tokens: at the grant's own authorization server only, one refresh per
 // expiry or refusal across replicas, each refresh its own claim, and a grant dropped only when the
@@ -113,7 +119,7 @@ describe('refreshing a person’s tokens (the OAuth client)', () => {
       const connected = await oauthStore.grant('T43', person.user, 'tracker');
       time.advance(300_000);
       fake.token = outage;
-      const error = await failure(oauth.tokens(person, 'tracker'));
+      const error = await authorizationFailure(oauth.tokens(person, 'tracker'));
       expect(error.reconnect).toBe(false);
       expect(error.message).toMatch(/connecting "tracker" failed at the refresh: .*try again/);
       expect(error.message).not.toMatch(/connect the server again|secret-/);
@@ -133,7 +139,7 @@ describe('refreshing a person’s tokens (the OAuth client)', () => {
       const { oauth, config, time } = await serviceOver({ token: refusal, expiresIn: 300 }, realOAuthStore());
       await oauth.complete(await authorize((await oauth.begin(person, config)).url), () => config);
       time.advance(300_000);
-      const error = await failure(oauth.tokens(person, 'tracker'));
+      const error = await authorizationFailure(oauth.tokens(person, 'tracker'));
       expect(error.reconnect).toBe(true);
       expect(error.message).toMatch(new RegExp(`${refusal}.*connect the server again`));
       expect((await store.credentials.of('T43', person.user)).secrets.tracker).toBeUndefined();

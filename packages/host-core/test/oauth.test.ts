@@ -5,7 +5,13 @@ import { parseGrant } from '../src/oauth/grant.js';
 import { OAuthService } from '../src/oauth/oauth-service.js';
 import { memoryOAuthStore, type OAuthStore } from '../src/oauth/oauth-store.js';
 import { Redactor } from '../src/redaction.js';
-import { authorize, clock, type FakeAuthOptions, failure, startFakeAuth } from './oauth-fake-server.js';
+import {
+  authorizationFailure,
+  authorize,
+  clock,
+  type FakeAuthOptions,
+  startFakeAuth,
+} from './oauth-fake-server.js';
 
 const person = { workspace: 'T1', user: 'U1' };
 const redirectUrl = 'http://127.0.0.1:9/oauth/callback';
@@ -41,7 +47,10 @@ describe('MCP authorization: the OAuth client', () => {
     const authorizationUrl = new URL(url);
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizationUrl.searchParams.get('resource')).toBe(auth.url);
-    expect(authorizationUrl.searchParams.get('redirect_uri')).toBe(redirectUrl);
+    // The host's redirect URI, marked for this authorization server (a mix-up defence).
+    expect(authorizationUrl.searchParams.get('redirect_uri')).toMatch(
+      /^http:\/\/127\.0\.0\.1:9\/oauth\/callback\?as=[\w-]{16}$/,
+    );
     const done = await oauth.complete(await authorize(url), () => config);
     expect(done).toEqual({ ...person, server: 'tracker' });
     const grant = parseGrant(await store.grant('T1', 'U1', 'tracker'));
@@ -52,46 +61,52 @@ describe('MCP authorization: the OAuth client', () => {
 
   it('refuses an authorization server on plain HTTP before sending it anything', async () => {
     const { oauth, config } = await setUp({ authorizationServer: 'http://auth.example.test/' });
-    const error = await failure(oauth.begin(person, config));
+    const error = await authorizationFailure(oauth.begin(person, config));
     expect(error.message).toMatch(/connecting "tracker" failed at the discovery: .*not on https/);
   });
 
   it('refuses metadata that names another issuer, or a plain-HTTP endpoint', async () => {
     const wrongIssuer = await setUp({ issuer: 'https://elsewhere.example.test' });
-    expect((await failure(wrongIssuer.oauth.begin(person, wrongIssuer.config))).message).toMatch(
+    expect((await authorizationFailure(wrongIssuer.oauth.begin(person, wrongIssuer.config))).message).toMatch(
       /names another issuer \(https:\/\/elsewhere\.example\.test\)/,
     );
     const plainEndpoint = await setUp({ metadata: { token_endpoint: 'http://tokens.example.test/token' } });
-    expect((await failure(plainEndpoint.oauth.begin(person, plainEndpoint.config))).message).toMatch(
-      /token_endpoint http:\/\/tokens\.example\.test\/token is not on https/,
-    );
+    expect(
+      (await authorizationFailure(plainEndpoint.oauth.begin(person, plainEndpoint.config))).message,
+    ).toMatch(/token_endpoint http:\/\/tokens\.example\.test\/token is not on https/);
   });
 
   it('a state is single-use, expires in 10 minutes, and must come back to the exact redirect URI', async () => {
     const { oauth, config, time } = await setUp();
-    const unknown = await failure(oauth.complete(`${redirectUrl}?code=x&state=made-up`, () => config));
+    const unknown = await authorizationFailure(
+      oauth.complete(`${redirectUrl}?code=x&state=made-up`, () => config),
+    );
     expect(unknown.message).toMatch(/unknown or already used state/);
 
     const back = await authorize((await oauth.begin(person, config)).url);
     await oauth.complete(back, () => config);
-    expect((await failure(oauth.complete(back, () => config))).message).toMatch(
+    expect((await authorizationFailure(oauth.complete(back, () => config))).message).toMatch(
       /unknown or already used state/,
     );
 
     const late = await authorize((await oauth.begin(person, config)).url);
     time.advance(10 * 60_000 + 1);
-    expect((await failure(oauth.complete(late, () => config))).message).toMatch(/longer than 10 minutes/);
+    expect((await authorizationFailure(oauth.complete(late, () => config))).message).toMatch(
+      /longer than 10 minutes/,
+    );
 
     const elsewhere = new URL(await authorize((await oauth.begin(person, config)).url));
     elsewhere.pathname = '/other/callback';
-    expect((await failure(oauth.complete(elsewhere, () => config))).message).toMatch(/another address/);
+    expect((await authorizationFailure(oauth.complete(elsewhere, () => config))).message).toMatch(
+      /another address/,
+    );
   });
 
   it('an error from the authorization server, or another issuer on the redirect, is named; nothing is stored', async () => {
     const denied = await setUp({
       redirectExtra: { error: 'access_denied', error_description: 'the user said no' },
     });
-    const error = await failure(
+    const error = await authorizationFailure(
       denied.oauth.complete(
         await authorize((await denied.oauth.begin(person, denied.config)).url),
         () => denied.config,
@@ -103,7 +118,7 @@ describe('MCP authorization: the OAuth client', () => {
     expect(await denied.store.grant('T1', 'U1', 'tracker')).toBeUndefined();
 
     const mixUp = await setUp({ redirectExtra: { iss: 'https://attacker.example.test' } });
-    const mixed = await failure(
+    const mixed = await authorizationFailure(
       mixUp.oauth.complete(
         await authorize((await mixUp.oauth.begin(person, mixUp.config)).url),
         () => mixUp.config,
@@ -114,7 +129,7 @@ describe('MCP authorization: the OAuth client', () => {
 
   it('a token endpoint answering garbage fails at the token step', async () => {
     const { oauth, config, store } = await setUp({ token: 'garbage' });
-    const error = await failure(
+    const error = await authorizationFailure(
       oauth.complete(await authorize((await oauth.begin(person, config)).url), () => config),
     );
     expect(error.step).toBe('token');
@@ -143,7 +158,7 @@ describe('MCP authorization: the OAuth client', () => {
     const { oauth, config, time, store } = await setUp({ token: 'invalid_grant', expiresIn: 60 });
     await oauth.complete(await authorize((await oauth.begin(person, config)).url), () => config);
     time.advance(60_000);
-    const error = await failure(oauth.tokens(person, 'tracker'));
+    const error = await authorizationFailure(oauth.tokens(person, 'tracker'));
     expect(error.reconnect).toBe(true);
     expect(error.message).toMatch(/invalid_grant.*connect the server again/);
     expect(await store.grant('T1', 'U1', 'tracker')).toBeUndefined();
@@ -162,7 +177,7 @@ describe('MCP authorization: the OAuth client', () => {
     const { oauth, config, time, logger } = await setUp({ token: 'invalid_grant', expiresIn: 60 });
     await oauth.complete(await authorize((await oauth.begin(person, config)).url), () => config);
     time.advance(60_000);
-    const error = await failure(oauth.tokens(person, 'tracker'));
+    const error = await authorizationFailure(oauth.tokens(person, 'tracker'));
     const seen = JSON.stringify([error.message, String(error.cause ?? ''), logger.lines]);
     expect(seen).not.toMatch(/secret-(access|refresh)/);
   });

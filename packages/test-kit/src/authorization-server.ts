@@ -14,6 +14,8 @@ export interface AuthorizationServerOptions {
   accessTokenTtlSeconds?: number;
   /** Pre-registered clients (oidc-provider client metadata). */
   clients?: Configuration['clients'];
+  /** The algorithms client assertions (private_key_jwt) may be signed with (oidc-provider's default: many). */
+  clientAuthSigningAlgorithms?: string[];
 }
 
 /** A running authorization server, and what it was asked. */
@@ -63,6 +65,15 @@ export async function startAuthorizationServer(
     jwks: { keys: [jwk] },
     scopes: ['openid', 'offline_access', ...scopes],
     pkce: { required: () => true },
+    ...(options.clientAuthSigningAlgorithms
+      ? {
+          enabledJWA: {
+            clientAuthSigningAlgValues: options.clientAuthSigningAlgorithms as NonNullable<
+              Configuration['enabledJWA']
+            >['clientAuthSigningAlgValues'],
+          },
+        }
+      : {}),
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },

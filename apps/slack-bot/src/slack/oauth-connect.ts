@@ -3,6 +3,7 @@ import { AuthorizationError, type Logger, type People, type PersonRef } from '@a
 import type { Store } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
+import { ConnectStarts, html, page } from './connect-start.js';
 
 /** The Connect link button's action id (its value is the flow's state). */
 export const oauthLinkAction = 'oauth_connect';
@@ -33,11 +34,13 @@ export class ConnectMessages {
 
 /**
  * The private message that offers a person an OAuth server's Connect link: the button opens the
- * authorization server; the link is theirs alone and lasts 10 minutes. Undefined (and logged) when
- * the flow cannot start; then `problem` says why, in words for the person.
+ * bot's start page (whose account, confirm), which goes on to the authorization server; the link is
+ * theirs alone, works once and lasts 10 minutes. Undefined (and logged) when the flow cannot start;
+ * then `problem` says why, in words for the person.
  */
 export async function connectLinkMessage(
   people: People,
+  starts: ConnectStarts,
   person: PersonRef,
   server: string,
   logger: Logger,
@@ -45,8 +48,10 @@ export async function connectLinkMessage(
 ): Promise<{ text: string; blocks: unknown[] } | { problem: string }> {
   const name = `\`${escapeSlackText(server)}\``;
   let started: { url: string; expiresAt: Date };
+  let link: string;
   try {
     started = await people.beginConnect(person, server);
+    link = await starts.link(person, server, started);
   } catch (error) {
     logger.warn({ server, error }, 'could not start connecting an OAuth server');
     return {
@@ -64,7 +69,7 @@ export async function connectLinkMessage(
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: `🔑 ${line} The link is yours alone and works for 10 minutes; you come back here when done.`,
+          text: `🔑 ${line} The link is yours alone: it works once, for 10 minutes, and names your Slack account before you sign in; you come back here when done.`,
         },
       },
       {
@@ -75,7 +80,7 @@ export async function connectLinkMessage(
             type: 'button',
             action_id: oauthLinkAction,
             text: { type: 'plain_text', text: `${refused ? 'Reconnect' : 'Connect'} ${server}`.slice(0, 75) },
-            url: started.url,
+            url: link,
             value: state,
             style: 'primary',
           },
@@ -101,27 +106,15 @@ export function onConnectLinkPressed(messages: ConnectMessages, logger: Logger) 
   };
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-
-function page(response: ServerResponse, status: number, title: string, body: string): void {
-  response.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    'referrer-policy': 'no-referrer',
-    'content-security-policy': "default-src 'none'",
-  });
-  response.end(
-    `<!doctype html><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(body)}</p>`,
-  );
-}
-
 /**
  * `GET /oauth/callback`: where the authorization server sends the person back. The URL checked is
- * the public one (`PUBLIC_URL` + the path and query), never one built from the request's Host header.
+ * the public one (`PUBLIC_URL` + the path and query), never one built from the request's Host header,
+ * and only in the browser that confirmed the flow on the start page (its cookie).
  * Success: a plain page, and the Slack message that offered the link turns to ✓.
  */
 export function oauthCallbackPage(options: {
   people: People;
+  starts: ConnectStarts;
   messages: ConnectMessages;
   publicUrl: string;
   logger: Logger;
@@ -129,6 +122,17 @@ export function oauthCallbackPage(options: {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const callback = new URL(request.url ?? '/', `${options.publicUrl}/`);
     const state = callback.searchParams.get('state') ?? '';
+    if (!(await options.starts.confirmedHere(request, state))) {
+      options.logger.warn({}, 'an OAuth redirect outside the browser that confirmed it was refused');
+      return page(
+        response,
+        400,
+        'Not connected',
+        '<p>This sign-in was not confirmed in this browser, or already used: open the Connect link from Slack in the browser you sign in with.</p>',
+      );
+    }
+    // The flow's cookie has done its work, whatever happens next.
+    response.setHeader('set-cookie', ConnectStarts.clearCookie(state));
     try {
       // This route serves only the callback: the public redirect URI plus what came back in the query.
       const done = await options.people.completeConnect(
@@ -138,7 +142,7 @@ export function oauthCallbackPage(options: {
         response,
         200,
         'Connected — you can close this tab',
-        `${done.server} now works with your own account. Go back to Slack and ask again.`,
+        `<p>${html(done.server)} now works with your own account. Go back to Slack and ask again.</p>`,
       );
       const responseUrl = state ? await options.messages.take(state) : undefined;
       if (responseUrl)
@@ -160,9 +164,11 @@ export function oauthCallbackPage(options: {
         response,
         400,
         'Not connected',
-        error instanceof AuthorizationError
-          ? error.message
-          : 'The sign-in could not be completed. Start again from Slack.',
+        `<p>${html(
+          error instanceof AuthorizationError
+            ? error.message
+            : 'The sign-in could not be completed. Start again from Slack.',
+        )}</p>`,
       );
     }
   };

@@ -2,6 +2,7 @@ import type { ConnectProblem, Logger, People, PersonRef, ServerStatus } from '@a
 import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
 import type { Question } from './answer.js';
+import type { ConnectStarts } from './connect-start.js';
 import { connectLinkMessage } from './oauth-connect.js';
 
 type WebClient = App['client'];
@@ -94,7 +95,7 @@ export async function offerConnect(
   client: WebClient,
   question: Question,
   server: string,
-  people: People,
+  { people, starts }: { people: People; starts: ConnectStarts },
   logger: Logger,
   /** Their token was sent and refused (expired, revoked): they connect again. */
   refused = false,
@@ -103,7 +104,7 @@ export async function offerConnect(
   const found = people.personalServer(server, personOf(question).workspace);
   if (typeof found !== 'string' && found.oauth) {
     // An OAuth server: a link to its authorization server, for this person only.
-    const message = await connectLinkMessage(people, personOf(question), server, logger, refused);
+    const message = await connectLinkMessage(people, starts, personOf(question), server, logger, refused);
     await client.chat
       .postEphemeral({
         channel: question.channel,

@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OAuthSettings, RemoteServerConfig } from '../config/server-types.js';
 import type { Logger } from '../logger.js';
 import { guardedFetch } from '../net/address-guard.js';
+import { privateKeyJwtProvider } from '../oauth/client-assertion.js';
 import type { OAuthService } from '../oauth/oauth-service.js';
 import { environmentSecrets, type Redactor } from '../redaction.js';
 import { defaultMaxResponseBytes } from '../tools/openapi-call.js';
@@ -115,10 +116,11 @@ export async function createTransport(
 
 /**
  * How an OAuth server's connection authenticates: a `client_credentials` server with the operator's
- * client, through the SDK's providers (client secret, or a `private_key_jwt` assertion); a person's
- * connection with none (undefined): their tokens go with each request and a 401 is handled by the
- * host's OAuth service ({@link OAuthService.authorizedFetch}), never by the SDK's own authorization,
- * which would follow the challenge to whichever authorization server it names.
+ * client, through the SDK's providers (client secret, or a `private_key_jwt` assertion signed with an
+ * algorithm that fits the key and the authorization server); a person's connection with none
+ * (undefined): their tokens go with each request and a 401 is handled by the host's OAuth service
+ * ({@link OAuthService.authorizedFetch}), never by the SDK's own authorization, which would follow the
+ * challenge to whichever authorization server it names.
  */
 async function oauthProvider(
   config: RemoteServerConfig,
@@ -126,24 +128,15 @@ async function oauthProvider(
 ): Promise<OAuthClientProvider | undefined> {
   const oauth = config.oauth as OAuthSettings;
   if (oauth.grant === 'client_credentials') {
-    const { ClientCredentialsProvider, PrivateKeyJwtProvider } = await import(
-      '@modelcontextprotocol/sdk/client/auth-extensions.js'
-    );
-    const clientId = oauth.clientId as string;
-    return oauth.privateKey
-      ? new PrivateKeyJwtProvider({
-          clientId,
-          privateKey: oauth.privateKey,
-          algorithm: oauth.signingAlgorithm ?? 'RS256',
-          ...(oauth.scope ? { scope: oauth.scope } : {}),
-          ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}),
-        })
-      : new ClientCredentialsProvider({
-          clientId,
-          clientSecret: oauth.clientSecret as string,
-          ...(oauth.scope ? { scope: oauth.scope } : {}),
-          ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}),
-        });
+    const privateKey = oauth.privateKey;
+    if (privateKey) return privateKeyJwtProvider(config.name, { ...oauth, privateKey });
+    const { ClientCredentialsProvider } = await import('@modelcontextprotocol/sdk/client/auth-extensions.js');
+    return new ClientCredentialsProvider({
+      clientId: oauth.clientId as string,
+      clientSecret: oauth.clientSecret as string,
+      ...(oauth.scope ? { scope: oauth.scope } : {}),
+      ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}),
+    });
   }
   if (!config.oauthPerson)
     throw new Error('an OAuth server is connected per person: open it through a person’s view');

@@ -81,6 +81,16 @@ export function checkIssuer(server: string, flow: Pick<FlowRecord, 'discovery'>,
 }
 
 /**
+ * The redirect came back to the flow's own redirect URI: its address and the query it carries (the
+ * authorization server's `as`, which another server's flow does not have), whatever the server added.
+ */
+function sameRedirect(callback: URL, expected: URL): boolean {
+  if (`${callback.origin}${callback.pathname}` !== `${expected.origin}${expected.pathname}`) return false;
+  const keys = new Set([...expected.searchParams.keys(), 'as']);
+  return [...keys].every((key) => callback.searchParams.get(key) === expected.searchParams.get(key));
+}
+
+/**
  * The redirect back from the authorization server (the callback URL with `code`, `state`, maybe `iss`)
  * checked: its state known, unused (deleted now: of two redirects with one state only one goes on),
  * not expired, for this redirect URI; no error; the issuer the one the flow began with. Returns the
@@ -106,7 +116,7 @@ export async function redeemRedirect(
   const server = flow.server;
   if (now.getTime() - flow.createdAt > stateLifetimeMs)
     throw new AuthorizationError(server, 'redirect', 'the sign-in took longer than 10 minutes: start again');
-  if (`${url.origin}${url.pathname}` !== new URL(flow.redirectUri).href.replace(/[?#].*$/, ''))
+  if (!sameRedirect(url, new URL(flow.redirectUri)))
     throw new AuthorizationError(server, 'redirect', 'the redirect came back to another address');
   const error = url.searchParams.get('error');
   if (error)

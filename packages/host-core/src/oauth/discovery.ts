@@ -1,8 +1,12 @@
 import type { RemoteServerConfig } from '../config/server-types.js';
+import { OAuthResponseError } from './bounded-fetch.js';
 import { checkAuthorizationServer } from './checks.js';
 import { sdkAuth } from './sdk-auth.js';
 
-/** An unauthenticated request to the server: its 401 challenge names the metadata and scope. */
+/**
+ * An unauthenticated request to the server: its 401 challenge names the metadata and scope.
+ * `fetchFn` sets the deadline (the OAuth client's bounded fetch).
+ */
 export async function challenge(
   config: RemoteServerConfig,
   fetchFn: typeof fetch,
@@ -28,7 +32,6 @@ export async function challenge(
             },
           }),
         }),
-    signal: AbortSignal.timeout(15_000),
   });
   await response.body?.cancel().catch(() => undefined);
   if (response.status !== 401) return {};
@@ -52,7 +55,11 @@ export async function discover(
     config.url,
     resourceMetadataUrl ? { resourceMetadataUrl } : {},
     fetchFn,
-  ).catch(() => undefined);
+  ).catch((error: unknown) => {
+    // None is a 2025-03-26 server; one too large or too slow is named, not guessed past.
+    if (error instanceof OAuthResponseError) throw error;
+    return undefined;
+  });
   const named = resourceMetadata?.authorization_servers?.[0];
   const authorizationServerUrl = named ?? String(new URL('/', config.url));
   checkAuthorizationServer(config.name, authorizationServerUrl, undefined, named !== undefined);

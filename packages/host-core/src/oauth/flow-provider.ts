@@ -18,6 +18,8 @@ export interface FlowRecord {
   client?: OAuthClientInformationMixed;
   verifier?: string;
   scope?: string;
+  /** The sign-in answers a server's 403 `insufficient_scope` (a step-up). */
+  stepUp?: boolean;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface OAuthGrant {
   /** The RFC 8707 resource the tokens are for. */
   resource?: string;
   tokens: OAuthTokens;
+  /** The scope asked for: what was granted unless the token response says otherwise (RFC 6749 §5.1). */
+  scope?: string;
   /** When the access token expires (ms since the epoch), when the server said. */
   expiresAt?: number;
   /**
@@ -49,6 +51,11 @@ export function parseGrant(value: string | undefined): OAuthGrant | undefined {
 /** The part of a stored credential that names the connection: a grant's id, else the value itself. */
 export function credentialIdentity(value: string): string {
   return parseGrant(value)?.id ?? value;
+}
+
+/** The scope a grant's token has: the token response's, else the one asked for (RFC 6749 §5.1). */
+export function grantedScope(grant: Pick<OAuthGrant, 'tokens' | 'scope'>): string | undefined {
+  return grant.tokens.scope ?? grant.scope;
 }
 
 /** The secrets a grant carries, for the redactor. */

@@ -41,6 +41,11 @@ export class Grants {
     },
   ) {}
 
+  /** The cached grant, if any (what a challenge is compared with: the scope it was granted). */
+  cached(person: GrantOwner, server: string): OAuthGrant | undefined {
+    return this.cache.get(keyOf(person, server));
+  }
+
   /** A new grant (a completed flow): stored as the person's credential and cached. */
   async save(person: GrantOwner, grant: OAuthGrant): Promise<void> {
     this.options.redactor.add(grantSecrets(grant));

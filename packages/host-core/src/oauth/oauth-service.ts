@@ -10,21 +10,43 @@ import { silentLogger } from '../logger.js';
 import { fetchWithin } from '../net/address-guard.js';
 import type { Redactor } from '../redaction.js';
 import { AuthorizationError, describeOAuthError } from './authorization-error.js';
+import { boundedFetch, type OAuthFetchLimits } from './bounded-fetch.js';
 import { redeemRedirect, stateLifetimeMs } from './checks.js';
 import { challenge, chooseScope, discover } from './discovery.js';
 import { type FlowRecord, flowProvider } from './flow-provider.js';
-import { type OAuthGrant, sha256 } from './grant.js';
+import { grantedScope, type OAuthGrant, sha256 } from './grant.js';
 import { type GrantOwner, Grants } from './grants.js';
 import type { OAuthStore } from './oauth-store.js';
 import { sdkAuth } from './sdk-auth.js';
 import { StepUps } from './step-ups.js';
+
+/** An authorization server's short id: in its redirect URI and its client ID metadata document's URL. */
+const authorizationServerId = (authorizationServer: string) => sha256(authorizationServer).slice(0, 16);
+
+/**
+ * The redirect URI for one authorization server (its id): the host's, with the id as `as`. A client
+ * registered under the host's plain URI before is registered again under this one.
+ */
+function redirectFor(redirectUrl: string, id: string): string {
+  const url = new URL(redirectUrl);
+  url.searchParams.set('as', id);
+  return url.toString();
+}
+
+/** Where a client ID metadata document URL names the authorization server (its id). */
+const serverPlaceholder = '{as}';
 
 /** Options of {@link OAuthService}. */
 export interface OAuthOptions {
   store: OAuthStore;
   /** The exact redirect URI the authorization server sends people back to (the bot's callback). */
   redirectUrl: string;
-  /** An https URL where the host serves {@link OAuthService.clientMetadataDocument} (client ID metadata). */
+  /**
+   * An https URL where the host serves {@link OAuthService.clientMetadataDocument} (client ID
+   * metadata). With `{as}` in it (`https://bot.example/oauth/client-metadata/{as}.json`), each
+   * authorization server gets its own document, client ID and redirect URI (the mix-up defence);
+   * without, one document serves every server with `redirectUrl` itself.
+   */
   clientMetadataUrl?: string;
   clientName?: string;
   redactor: Redactor;
@@ -33,6 +55,8 @@ export interface OAuthOptions {
   fetch?: typeof fetch;
   /** How long an access token is taken as fresh before it expires (default 60 s): it is refreshed sooner. */
   refreshMarginMs?: number;
+  /** Caps on each OAuth request: 1 MB of answer, 15 s (discovery, registration, tokens, revocation). */
+  limits?: OAuthFetchLimits;
 }
 
 /**
@@ -61,7 +85,7 @@ export class OAuthService {
       redactor: options.redactor,
       logger: this.logger,
       now: this.now,
-      fetch: this.fetchFn,
+      fetch: boundedFetch(this.fetchFn, options.limits),
       ...(options.refreshMarginMs !== undefined ? { refreshMarginMs: options.refreshMarginMs } : {}),
     });
   }
@@ -74,21 +98,28 @@ export class OAuthService {
   /** Revokes the person's tokens at the authorization server (RFC 7009, where offered), then forgets them. */
   disconnect(person: GrantOwner, server: string, config?: RemoteServerConfig): Promise<boolean> {
     this.stepUps.forget(person, server);
-    return this.grants.revoke(person, server, fetchWithin(config?.publicAddressesOnly, this.fetchFn));
+    return this.grants.revoke(person, server, this.fetchFor(config));
   }
 
-  /** The client ID metadata document the host serves at `clientMetadataUrl`. */
-  clientMetadataDocument(): OAuthClientMetadata & { client_id?: string } {
+  /**
+   * The client ID metadata document the host serves at `clientMetadataUrl`; with `{as}` in it, the
+   * one of the authorization server whose id `server` is (undefined for anything else).
+   */
+  clientMetadataDocument(server?: string): (OAuthClientMetadata & { client_id?: string }) | undefined {
+    const template = this.options.clientMetadataUrl;
+    if (!template?.includes(serverPlaceholder))
+      return { ...(template ? { client_id: template } : {}), ...this.clientMetadata() };
+    if (!server || !/^[\w-]{16}$/.test(server)) return undefined;
     return {
-      ...(this.options.clientMetadataUrl ? { client_id: this.options.clientMetadataUrl } : {}),
-      ...this.clientMetadata(),
+      client_id: template.replace(serverPlaceholder, server),
+      ...this.clientMetadata(undefined, redirectFor(this.options.redirectUrl, server)),
     };
   }
 
-  private clientMetadata(scope?: string): OAuthClientMetadata {
+  private clientMetadata(scope?: string, redirectUri = this.options.redirectUrl): OAuthClientMetadata {
     return {
       client_name: this.options.clientName ?? 'ai-assistant',
-      redirect_uris: [this.options.redirectUrl],
+      redirect_uris: [redirectUri],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -102,7 +133,7 @@ export class OAuthService {
    * `AuthorizationError` naming the step that failed.
    */
   async probe(config: RemoteServerConfig): Promise<{ authorizationServer: string }> {
-    const fetchFn = fetchWithin(config?.publicAddressesOnly, this.fetchFn);
+    const fetchFn = this.fetchFor(config);
     const found = await this.step(config.name, 'discovery', () =>
       challenge(config, fetchFn, this.options.clientName ?? 'ai-assistant'),
     );
@@ -124,7 +155,7 @@ export class OAuthService {
    */
   async begin(person: GrantOwner, config: RemoteServerConfig): Promise<{ url: string; expiresAt: Date }> {
     const server = config.name;
-    const fetchFn = fetchWithin(config?.publicAddressesOnly, this.fetchFn);
+    const fetchFn = this.fetchFor(config);
     const found = await this.step(server, 'discovery', () =>
       challenge(config, fetchFn, this.options.clientName ?? 'ai-assistant'),
     );
@@ -132,6 +163,33 @@ export class OAuthService {
       discover(config, found.resourceMetadataUrl, fetchFn),
     );
     const stepUp = this.stepUps.pending(person, server);
+    const authorizationServerUrl = String(info.authorizationServerUrl);
+    const preRegistered = config.oauth?.clientId
+      ? {
+          client_id: config.oauth.clientId,
+          ...(config.oauth.clientSecret ? { client_secret: config.oauth.clientSecret } : {}),
+        }
+      : undefined;
+    // A redirect URI of this authorization server's own (the mix-up defence of RFC 9700 §4.4.2):
+    // a code another server's flow sends back to it is refused, whether or not `iss` comes with it.
+    const serverId = authorizationServerId(authorizationServerUrl);
+    const ownRedirect = redirectFor(this.options.redirectUrl, serverId);
+    const documentPerServer = this.options.clientMetadataUrl?.includes(serverPlaceholder) === true;
+    const metadataUrl = this.options.clientMetadataUrl?.replace(serverPlaceholder, serverId);
+    const registrationId = sha256(`${authorizationServerUrl}\u0000${ownRedirect}`);
+    const stored = preRegistered
+      ? undefined
+      : await this.options.store.record('oauth-client', registrationId);
+    // A pre-registered client keeps the URI the operator registered; so does one client ID metadata
+    // document for every authorization server (it lists one URI); a document per server has its own.
+    const metadataDocument =
+      !preRegistered &&
+      !stored &&
+      metadataUrl !== undefined &&
+      (info.authorizationServerMetadata as { client_id_metadata_document_supported?: boolean } | undefined)
+        ?.client_id_metadata_document_supported === true;
+    const redirectUri =
+      preRegistered || (metadataDocument && !documentPerServer) ? this.options.redirectUrl : ownRedirect;
     const scope = chooseScope({
       challenge: stepUp?.scope ?? found.scope,
       supported: info.resourceMetadata?.scopes_supported,
@@ -143,10 +201,10 @@ export class OAuthService {
       workspace: person.workspace,
       user: person.user,
       server,
-      redirectUri: this.options.redirectUrl,
+      redirectUri,
       createdAt: this.now().getTime(),
       discovery: {
-        authorizationServerUrl: String(info.authorizationServerUrl),
+        authorizationServerUrl,
         ...(found.resourceMetadataUrl ? { resourceMetadataUrl: found.resourceMetadataUrl.toString() } : {}),
         ...(info.resourceMetadata ? { resourceMetadata: info.resourceMetadata } : {}),
         ...(info.authorizationServerMetadata
@@ -154,25 +212,16 @@ export class OAuthService {
           : {}),
       },
       ...(scope ? { scope } : {}),
+      ...(stepUp ? { stepUp: true } : {}),
     };
-    const registrationId = sha256(`${flow.discovery.authorizationServerUrl}\u0000${flow.redirectUri}`);
-    const preRegistered = config.oauth?.clientId
-      ? {
-          client_id: config.oauth.clientId,
-          ...(config.oauth.clientSecret ? { client_secret: config.oauth.clientSecret } : {}),
-        }
-      : undefined;
-    const stored = preRegistered
-      ? undefined
-      : await this.options.store.record('oauth-client', registrationId);
     let authorizationUrl: URL | undefined;
     const provider = flowProvider(flow, {
-      clientMetadata: this.clientMetadata(scope),
-      ...(this.options.clientMetadataUrl ? { clientMetadataUrl: this.options.clientMetadataUrl } : {}),
+      clientMetadata: this.clientMetadata(scope, redirectUri),
+      ...(metadataUrl ? { clientMetadataUrl: metadataUrl } : {}),
       client: preRegistered ?? (stored ? (JSON.parse(stored) as OAuthClientInformationMixed) : undefined),
       saveClient: async (client) => {
         flow.client = client;
-        // One registration per authorization server (and redirect URI), shared by everyone.
+        // One registration per authorization server (and its redirect URI), shared by everyone.
         if (!preRegistered)
           await this.options.store.saveRecord(
             'oauth-client',
@@ -224,7 +273,7 @@ export class OAuthService {
     if (!entry) throw new AuthorizationError(server, 'redirect', 'the server is no longer configured');
     let tokens: OAuthTokens | undefined;
     const provider = flowProvider(flow, {
-      clientMetadata: this.clientMetadata(flow.scope),
+      clientMetadata: this.clientMetadata(flow.scope, flow.redirectUri),
       client: flow.client,
       saveTokens: (saved) => {
         tokens = saved;
@@ -239,7 +288,7 @@ export class OAuthService {
           ...(flow.discovery.resourceMetadataUrl
             ? { resourceMetadataUrl: new URL(flow.discovery.resourceMetadataUrl) }
             : {}),
-          fetchFn: fetchWithin(entry.publicAddressesOnly, this.fetchFn),
+          fetchFn: this.fetchFor(entry),
         }),
       ),
     );
@@ -256,11 +305,13 @@ export class OAuthService {
       client: flow.client,
       ...(provider.resource ? { resource: provider.resource } : {}),
       tokens,
+      ...(flow.scope ? { scope: flow.scope } : {}),
       ...this.grants.expiry(tokens),
       connectedAt: this.now().toISOString(),
     };
     await this.grants.save(flow, grant);
-    this.stepUps.forget(flow, server);
+    // The count of step-ups in a row survives the sign-in: a server that asks again is the loop to stop.
+    if (flow.stepUp) this.stepUps.answered(flow, server);
     return { workspace: flow.workspace, user: flow.user, server };
   }
 
@@ -273,7 +324,8 @@ export class OAuthService {
    */
   authorizedFetch(person: GrantOwner, config: RemoteServerConfig, send: typeof fetch): typeof fetch {
     const server = config.name;
-    const toAuthorizationServer = fetchWithin(config.publicAddressesOnly, this.fetchFn);
+    // Requests to the authorization server are bounded in size and time, as every OAuth request.
+    const toAuthorizationServer = this.fetchFor(config);
     const withToken = (input: string | URL | Request, init: RequestInit | undefined, token: string) => {
       const headers = new Headers(init?.headers);
       headers.set('authorization', `Bearer ${token}`);
@@ -301,10 +353,20 @@ export class OAuthService {
 
   /**
    * Notes a 401 or 403 challenge a person's connection met: a 403 `insufficient_scope` names the
-   * scope the next connect asks for (step-up), at most {@link stepUpLimit} times in a row.
+   * scope the next connect asks for besides the one granted (step-up), at most `stepUpLimit` times
+   * in a row; never again for a scope the token already has.
    */
   noteChallenge(person: GrantOwner, server: string, response: Response): void {
-    this.stepUps.note(person, server, response);
+    const grant = this.grants.cached(person, server);
+    this.stepUps.note(person, server, response, grant ? grantedScope(grant) : undefined);
+  }
+
+  /**
+   * How the OAuth requests for a server are sent: through the address guard for a workspace's server,
+   * and each under the caps (a deadline, 1 MB of answer).
+   */
+  private fetchFor(config: RemoteServerConfig | undefined): typeof fetch {
+    return boundedFetch(fetchWithin(config?.publicAddressesOnly, this.fetchFn), this.options.limits);
   }
 
   private async step<T>(server: string, step: string, work: () => Promise<T>): Promise<T> {

@@ -1,3 +1,4 @@
+import { OAuthResponseError } from './bounded-fetch.js';
 import type { OAuthGrant } from './grant.js';
 
 /**
@@ -31,14 +32,19 @@ export async function revokeGrant(grant: OAuthGrant, fetchFn: typeof fetch): Pro
       method: 'POST',
       headers,
       body,
-      signal: AbortSignal.timeout(15_000),
     });
     if (response.ok) {
       await response.body?.cancel().catch(() => undefined);
       continue;
     }
     // RFC 7009 §2.2.1: a server that cannot revoke this kind of token (a JWT access token) says so.
-    const error = ((await response.json().catch(() => ({}))) as { error?: unknown }).error;
+    const error = (
+      (await response.json().catch((failure: unknown) => {
+        // An answer that is not JSON says nothing more; one too large or too slow is named.
+        if (failure instanceof OAuthResponseError) throw failure;
+        return {};
+      })) as { error?: unknown }
+    ).error;
     if (error !== 'unsupported_token_type')
       throw new Error(
         `the revocation endpoint answered HTTP ${response.status}${typeof error === 'string' ? ` ${error}` : ''}`,

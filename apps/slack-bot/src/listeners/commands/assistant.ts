@@ -14,6 +14,7 @@ import { escapeSlackText } from '../../format/slack-text.js';
 import { isWorkspaceAdmin } from '../../slack/admins.js';
 import type { Question } from '../../slack/answer.js';
 import { auditFilter, auditLine } from '../../slack/audit.js';
+import type { ConnectStarts } from '../../slack/connect-start.js';
 import type { TurnPlace } from '../../slack/conversation-source.js';
 import { connectLinkMessage } from '../../slack/oauth-connect.js';
 import { connectModal, connectProblemText, personOf } from '../../slack/people.js';
@@ -30,6 +31,8 @@ export interface AssistantCommandDependencies {
   audit?: Pick<AuditTrail, 'recent'>;
   /** The asker's recorded conversations (the host's summary prompt), where the command was run. */
   conversations?: (person: PersonRef, place: TurnPlace) => ConversationSource;
+  /** Where Connect links lead (the bot's start page). */
+  starts: ConnectStarts;
 }
 
 export const commandUsage = [
@@ -121,7 +124,13 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
         ));
       }
       if (server.oauth) {
-        const message = await connectLinkMessage(people, person, server.name, dependencies.logger);
+        const message = await connectLinkMessage(
+          people,
+          dependencies.starts,
+          person,
+          server.name,
+          dependencies.logger,
+        );
         return void (await respond({
           response_type: 'ephemeral',
           ...('problem' in message ? { text: message.problem } : message),

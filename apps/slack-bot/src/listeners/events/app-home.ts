@@ -9,6 +9,7 @@ import type {
 } from '@slack/bolt';
 import { isWorkspaceAdmin } from '../../slack/admins.js';
 import { homeActions, homeView } from '../../slack/app-home.js';
+import type { ConnectStarts } from '../../slack/connect-start.js';
 import { connectLinkMessage } from '../../slack/oauth-connect.js';
 import { connectModal, personOf } from '../../slack/people.js';
 
@@ -16,6 +17,8 @@ import { connectModal, personOf } from '../../slack/people.js';
 export interface AppHomeDependencies {
   people: People;
   logger: Logger;
+  /** Where Connect links lead (the bot's start page). */
+  starts: ConnectStarts;
   /** The store's audit trail and usage, when the bot has a store. */
   store?: Pick<Store, 'audit' | 'usage'>;
   now?: () => Date;
@@ -75,7 +78,7 @@ function onHomeAction(action: keyof typeof homeActions, dependencies: AppHomeDep
         const found = await people.personalServerIn(person.workspace, server);
         if (typeof found !== 'string') {
           if (found.oauth) {
-            const message = await connectLinkMessage(people, person, server, logger);
+            const message = await connectLinkMessage(people, dependencies.starts, person, server, logger);
             await client.views.open({
               trigger_id: body.trigger_id,
               view: {
