@@ -198,8 +198,8 @@ export function createSlackBot({
         }),
       });
     },
-    onCredentialNeeded: (question, server, refused) =>
-      void offerConnect(question.client ?? app.client, question, server, people, logger, refused),
+    onCredentialNeeded: (question, server, refused, scope) =>
+      void offerConnect(question.client ?? app.client, question, server, people, logger, refused, scope),
   });
   const accept = (question: Parameters<Answering['accept']>[0]) => answering.accept(question);
   registerListeners(app, {

@@ -58,6 +58,8 @@ export interface ToolCallErrorDetails {
   placeholders?: string[];
   /** For `MISSING_CREDENTIALS`: the HTTP status when the credential was sent and refused (401, 403). */
   refused?: number;
+  /** For `MISSING_CREDENTIALS`: the scope the server asked for (403 `insufficient_scope`): more access, not a new token. */
+  scope?: string;
 }
 
 /**
@@ -71,6 +73,7 @@ export class ToolCallError extends HostError {
   readonly timeoutMs: number | undefined;
   readonly placeholders: string[];
   readonly refused: number | undefined;
+  readonly scope: string | undefined;
 
   constructor(
     code: Exclude<HostErrorCode, 'CANCELLED'>,
@@ -84,5 +87,6 @@ export class ToolCallError extends HostError {
     this.timeoutMs = details.timeoutMs;
     this.placeholders = details.placeholders ?? [];
     this.refused = details.refused;
+    this.scope = details.scope;
   }
 }
