@@ -25,6 +25,27 @@ export function ownServers(
     }));
 }
 
+/**
+ * Own servers whose connection is open but not working (it failed to open, the pool had no room, or
+ * it went away), with why: the apps show it, and the model is told.
+ */
+export function ownUnavailable(
+  servers: OwnServer[],
+  redact: (text: string) => string,
+): Array<{ server: string; restarting: boolean; reason?: string }> {
+  return servers.flatMap(({ config, connection }) =>
+    connection && connection.state !== 'connected'
+      ? [
+          {
+            server: config.name,
+            restarting: connection.state === 'restarting' || connection.state === 'connecting',
+            ...(connection.reason ? { reason: redact(connection.reason) } : {}),
+          },
+        ]
+      : [],
+  );
+}
+
 /** What the model is told of the person's own servers: how to use them, or why they are not offered. */
 export function ownServerNotes(
   servers: OwnServer[],

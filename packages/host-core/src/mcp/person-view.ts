@@ -24,7 +24,7 @@ import type {
   ResourceTemplateEntry,
   ToolCallOutcome,
 } from './manager-types.js';
-import { type OwnServer, ownServerNotes, ownServers } from './own-servers.js';
+import { type OwnServer, ownServerNotes, ownServers, ownUnavailable } from './own-servers.js';
 import { type Person, serverEnabled, type ViewSource } from './person.js';
 import { hostConnection, hostServerName } from './resource-tools.js';
 import { autoContextTools, listedStates, needsApproval, ToolIndex } from './tool-index.js';
@@ -247,8 +247,12 @@ export class PersonView implements McpView {
     ];
   }
 
-  unavailableServers(): Array<{ server: string; restarting: boolean }> {
-    return this.source.shared.unavailableServers().filter((entry) => this.enabled(entry.server));
+  /** The shared servers that cannot run now, then this person's own connections that failed, with why. */
+  unavailableServers(): Array<{ server: string; restarting: boolean; reason?: string }> {
+    return [
+      ...this.source.shared.unavailableServers().filter((entry) => this.enabled(entry.server)),
+      ...ownUnavailable(this.own(), (text) => this.redact(text)),
+    ];
   }
 
   /**
