@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ToolCallError } from '../errors.js';
 import { silentLogger } from '../logger.js';
-import { credentialsNeeded, moreAccessNeeded } from '../mcp/errors.js';
 import type { ToolHost } from '../tool-host.js';
 import type { ChatEvent } from './chat-types.js';
 import { describeFailure } from './tool-failures.js';
@@ -18,7 +18,13 @@ describe('a failed call as the model reads it', () => {
     events.length = 0;
     const text = describeFailure(
       'mcp__tracker__write',
-      moreAccessNeeded('mcp__tracker__write', 'tracker', 'mcp:write'),
+      new ToolCallError('MISSING_CREDENTIALS', 'needs more permission', {
+        tool: 'mcp__tracker__write',
+        server: 'tracker',
+        placeholders: ['token'],
+        refused: 403,
+        scope: 'mcp:write',
+      }),
       turn,
     );
     expect(text).toContain('needs more permission than the user granted it');
@@ -38,7 +44,12 @@ describe('a failed call as the model reads it', () => {
     events.length = 0;
     const refused = describeFailure(
       'mcp__tracker__write',
-      credentialsNeeded('mcp__tracker__write', 'tracker', ['token'], 401),
+      new ToolCallError('MISSING_CREDENTIALS', 'refused', {
+        tool: 'mcp__tracker__write',
+        server: 'tracker',
+        placeholders: ['token'],
+        refused: 401,
+      }),
       turn,
     );
     expect(refused).toContain("refused the user's own credential (HTTP 401)");
