@@ -1,8 +1,9 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { jsonOf } from './token-server.js';
 
 /** A protected MCP server on loopback, and whose tokens reached it. */
 export interface ProtectedServer {
@@ -84,7 +85,7 @@ export async function startProtectedServer(
     }
     const subject = sub;
     // A tool that needs more than the token grants: 403 insufficient_scope, before the call runs.
-    const body = request.method === 'POST' ? await readJson(request) : undefined;
+    const body = request.method === 'POST' ? await jsonOf(request) : undefined;
     const called = (body as { method?: string; params?: { name?: string } } | undefined)?.params?.name;
     const needed =
       called && (body as { method?: string }).method === 'tools/call' && options.toolScopes?.[called];
@@ -128,21 +129,4 @@ export async function startProtectedServer(
         http.close(() => resolve());
       }),
   };
-}
-
-/** A request's JSON body; undefined when it has none or it is not JSON. */
-function readJson(request: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve) => {
-    let text = '';
-    request.on('data', (chunk) => {
-      text += chunk;
-    });
-    request.on('end', () => {
-      try {
-        resolve(JSON.parse(text));
-      } catch {
-        resolve(undefined);
-      }
-    });
-  });
 }
