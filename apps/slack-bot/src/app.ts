@@ -211,7 +211,7 @@ export function createSlackBot({
         }),
       });
     },
-    onCredentialNeeded: (question, server, refused) =>
+    onCredentialNeeded: (question, server, refused, scope) =>
       void offerConnect(
         question.client ?? app.client,
         question,
@@ -219,6 +219,7 @@ export function createSlackBot({
         { people, starts: connectStarts },
         logger,
         refused,
+        scope,
       ),
   });
   const accept = (question: Parameters<Answering['accept']>[0]) => answering.accept(question);

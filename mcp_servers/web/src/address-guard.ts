@@ -5,7 +5,8 @@ import { Agent } from 'undici';
 /**
  * Addresses a page fetch may never reach unless the operator allows them: loopback, private (RFC 1918,
  * CGNAT, ULA), link-local (which holds the cloud metadata address 169.254.169.254), unspecified,
- * multicast, documentation and benchmarking ranges, and IPv4 written inside IPv6.
+ * multicast, documentation and benchmarking ranges, and IPv4 written inside IPv6: mapped (read as the
+ * IPv4 inside), compatible (`::127.0.0.1`) and translated (`::ffff:0:127.0.0.1`).
  */
 const forbidden = new BlockList();
 for (const [network, prefix] of [
@@ -25,9 +26,11 @@ for (const [network, prefix] of [
   ['240.0.0.0', 4],
 ] as const)
   forbidden.addSubnet(network, prefix, 'ipv4');
+// ::/96 (IPv4-compatible, with :: and ::1) and ::ffff:0:0:0/96 (IPv4-translated) are refused whole:
+// no public page is reached that way, and each hides an IPv4 address in another form.
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
@@ -36,9 +39,9 @@ for (const [network, prefix] of [
 ] as const)
   forbidden.addSubnet(network, prefix, 'ipv6');
 
-/** The IPv4 address inside an IPv4-mapped or -compatible IPv6 address (`::ffff:127.0.0.1`), if any. */
+/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`), if any. */
 function embeddedIpv4(address: string): string | undefined {
-  const match = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const match = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (match) return match[1];
   const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
   if (!hex) return undefined;

@@ -355,6 +355,17 @@ describe('fetch_page against hostile pages and addresses', () => {
     ).toBe(true);
     expect(['93.184.216.34', '2606:4700::1111'].some(isForbiddenAddress)).toBe(false);
   });
+
+  it('#43.22 IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0:0/96) addresses are refused too', async () => {
+    for (const address of ['::7f00:1', '::127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:127.0.0.1', '::8.8.8.8'])
+      expect(isForbiddenAddress(address), address).toBe(true);
+    expect(isForbiddenAddress('::ffff:93.184.216.34')).toBe(false);
+    const client = await connect({});
+    for (const target of ['http://[::127.0.0.1]/', 'http://[::ffff:0:127.0.0.1]/']) {
+      const result = await call(client, 'fetch_page', { url: target });
+      expect(textOf(result), target).toMatch(/private, loopback, link-local or metadata address/);
+    }
+  });
 });
 
 describe('analyze_sentiment through MCP sampling', () => {

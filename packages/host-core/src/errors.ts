@@ -60,6 +60,8 @@ export interface ToolCallErrorDetails {
   placeholders?: string[];
   /** For `MISSING_CREDENTIALS`: the HTTP status when the credential was sent and refused (401, 403). */
   refused?: number;
+  /** For `MISSING_CREDENTIALS`: the scope the server asked for (403 `insufficient_scope`): more access, not a new token. */
+  scope?: string;
 }
 
 /**
@@ -73,6 +75,7 @@ export class ToolCallError extends HostError {
   readonly timeoutMs: number | undefined;
   readonly placeholders: string[];
   readonly refused: number | undefined;
+  readonly scope: string | undefined;
 
   constructor(
     code: Exclude<HostErrorCode, 'CANCELLED'>,
@@ -86,5 +89,6 @@ export class ToolCallError extends HostError {
     this.timeoutMs = details.timeoutMs;
     this.placeholders = details.placeholders ?? [];
     this.refused = details.refused;
+    this.scope = details.scope;
   }
 }

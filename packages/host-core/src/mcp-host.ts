@@ -68,11 +68,12 @@ export interface McpHost extends McpView {
     secret?: string,
   ): Promise<{ ok: true; tools: string[] } | { ok: false; reason: string }>;
   /**
-   * A workspace's own server (one without a person's credential) as its shared connection stands now:
-   * connected, restarting or failed with why; undefined when it is not open (it opens on the next turn
+   * A connection of the per-person pool as it stands now: a person's own to a per-person server, or
+   * (`user: ''`) a workspace's own server's shared one; connected, restarting or failed with why (no
+   * secret in it, the person's included); undefined when it is not open (it opens on the next turn
    * that uses it, and closes when idle).
    */
-  workspaceServerStatus(workspace: string, server: string): ServerStatus | undefined;
+  connectionStatus(person: PersonKey, server: string): ServerStatus | undefined;
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
   forgetCredential(person: PersonKey, server?: string): void;
   /** A workspace was uninstalled (or disabled `server`): its per-person connections (to it) close now. */

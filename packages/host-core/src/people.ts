@@ -118,7 +118,7 @@ export class People {
       enabled: policies.enabled.get(server.name) ?? server.enabledByDefault,
     }));
     const own = added.map((spec) => ({
-      ...this.live(statusOfSpec(spec), person.workspace),
+      ...statusOfSpec(spec),
       enabled: policies.enabled.get(spec.name) ?? true,
       added: { by: spec.addedBy, at: spec.addedAt, kind: spec.kind, url: spec.url, auth: spec.auth },
     }));
@@ -126,7 +126,7 @@ export class People {
       const since = mine.get(server.name);
       const choice = policies.approvals.get(server.name);
       return {
-        ...server,
+        ...this.live(server, person, mine.has(server.name)),
         connected: mine.has(server.name),
         ...(since ? { connectedSince: since } : {}),
         ...(choice ? { approvalChoice: choice } : {}),
@@ -134,18 +134,19 @@ export class People {
     });
   }
 
-  /** A workspace's own shared server as its connection stands now; as its Test found it when none is open. */
-  private live(server: ServerStatus, workspace: string): ServerStatus {
-    const now =
-      server.state === 'idle' ? this.host?.workspaceServerStatus(workspace, server.name) : undefined;
+  /**
+   * A server as the connection `person` gets stands now: a workspace's own shared one, or their own
+   * to a per-person server they connected (failed, with why, when it could not open); as configured
+   * (or as its Test found it) when none is open.
+   */
+  private live<T extends ServerStatus>(server: T, person: PersonRef, connected: boolean): T {
+    const own = server.state === 'per_user' && connected;
+    const user = server.state === 'idle' ? '' : own ? person.user : undefined;
+    const now = user !== undefined && this.host?.connectionStatus({ ...person, user }, server.name);
     if (!now) return server;
     const { reason: _, ...rest } = server;
-    return {
-      ...rest,
-      state: now.state,
-      toolCount: now.toolCount,
-      ...(now.reason ? { reason: now.reason } : {}),
-    };
+    const { state, toolCount, reason } = now;
+    return { ...rest, state, toolCount, ...(reason ? { reason } : {}) } as T;
   }
 
   /** A configured server that takes a person's own credential, or why it cannot. */

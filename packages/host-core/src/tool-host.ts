@@ -17,8 +17,11 @@ export interface ToolHost {
   responseInstructionFor(toolName: string): string | undefined;
   /** Tools to call with the person's message before the model is asked. */
   autoContextTools(): AutoContextTool[];
-  /** Servers whose tools are listed but cannot run now (restarting, or down). */
-  unavailableServers(): Array<{ server: string; restarting: boolean }>;
+  /**
+   * Servers whose tools cannot run now (restarting, or down), and, in a person's view, their own
+   * connections that failed, with why (`reason`, redacted).
+   */
+  unavailableServers(): Array<{ server: string; restarting: boolean; reason?: string }>;
   /** A copy of a value (text, arguments, a log record) with every known secret replaced. */
   redact<T>(value: T, extra?: Iterable<string>): T;
   /** How the asking person connects their own credential for a server (e.g. "/assistant connect github"). */

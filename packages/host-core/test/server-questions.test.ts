@@ -109,4 +109,57 @@ describe('a server’s questions in the middle of a tool call', () => {
     expect(provider.calls.some((call) => call.method === 'complete')).toBe(false);
     expect(result.text).toMatch(/declined the completion: not now/);
   });
+
+  it('#43.16 a URL elicitation required error (-32042): each URL goes to the person, and the model reads that they were asked', async () => {
+    const manager = await connect();
+    const asked: ElicitationRequest[] = [];
+    const events: ChatEvent[] = [];
+    const provider = callOnce('mcp__everything__trigger-url-elicitation', {
+      url: 'https://auth.example.com/connect?elicitation=abc',
+      message: 'Sign in to Example to continue.',
+      elicitationId: 'elicitation-43-16',
+      errorPath: true,
+    });
+    const chat = new ChatService({ provider, tools: manager });
+    const result = await chat.respond({
+      history: [],
+      userMessage: 'open it',
+      onEvent: (event) => events.push(event),
+      elicit: async (request) => {
+        asked.push(request);
+        return { action: 'accept' };
+      },
+    });
+    // The error's own elicitation (server-everything names its prerequisite page) reaches the person.
+    expect(asked).toEqual([
+      {
+        server: 'everything',
+        mode: 'url',
+        message: 'Open this link to satisfy the prerequisite, then retry the request.',
+        url: 'https://modelcontextprotocol.io',
+        elicitationId: expect.any(String),
+      },
+    ]);
+    expect(events).toContainEqual({ type: 'elicitation', server: 'everything', mode: 'url' });
+    // The model reads what happened, not a bare error: the person was asked to open the page.
+    const told = toolMessage(provider.calls.at(-1) as never, 'call_1')?.content ?? '';
+    expect(told).toContain('asked the user to open a page');
+    expect(told).toContain('Open this link to satisfy the prerequisite');
+    expect(told).toContain('https://modelcontextprotocol.io');
+    expect(told).toContain('accepted');
+    expect(told).not.toMatch(/MCP error -32042/);
+    expect(result.text).toContain('asked the user to open a page');
+  });
+
+  it('#43.16 a URL elicitation required error with nobody to ask: the model reads that the person could not be asked', async () => {
+    const manager = await connect();
+    const provider = callOnce('mcp__everything__trigger-url-elicitation', {
+      url: 'https://auth.example.com/connect',
+      errorPath: true,
+    });
+    await new ChatService({ provider, tools: manager }).respond({ history: [], userMessage: 'open it' });
+    const told = toolMessage(provider.calls.at(-1) as never, 'call_1')?.content ?? '';
+    expect(told).toContain('needs the user to open a page first');
+    expect(told).toContain('could not be asked here');
+  });
 });

@@ -26,7 +26,7 @@ export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
 export { freePort, listenOnLoopback } from './ports.js';
 export { postgresBinaries, startPostgres, type TestPostgres } from './postgres.js';
 export { childProcesses } from './processes.js';
-export { type ProtectedServer, startProtectedServer } from './protected-server.js';
+export { type ProtectedServer, type ScopeOptions, startProtectedServer } from './protected-server.js';
 export { type RecordedLine, recordingLogger } from './recording-logger.js';
 export { recordsServerPath } from './records-server.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';

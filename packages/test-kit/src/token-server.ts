@@ -15,6 +15,11 @@ export interface TokenServer {
   calls: Array<{ owner: string | undefined }>;
   /** From now on the token is refused with 401, as a server does with an expired or revoked one. */
   revoke(token: string): void;
+  /**
+   * From now on a tool call with the token gets 403 `insufficient_scope` naming `scope` (the token
+   * works, but not that far), as a server does that needs more access for its tools.
+   */
+  askMore(token: string, scope: string): void;
   close(): void;
 }
 
@@ -26,6 +31,7 @@ export interface TokenServer {
 export async function startTokenServer(options: { requireToken?: boolean } = {}): Promise<TokenServer> {
   const calls: TokenServer['calls'] = [];
   const revoked = new Set<string>();
+  const more = new Map<string, string>();
   const server = await startStatelessServer(
     (mcp, request) => {
       const owner = ownerOf(request.headers.authorization);
@@ -45,15 +51,27 @@ export async function startTokenServer(options: { requireToken?: boolean } = {})
           async () => ({ content: [{ type: 'text', text: 'for alice' }] }),
         );
     },
-    (request, response) => {
+    (request, response, body) => {
       const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      const scope = bearer === undefined ? undefined : more.get(bearer);
+      if (scope && (body as { method?: string } | undefined)?.method === 'tools/call') {
+        response
+          .writeHead(403, { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` })
+          .end();
+        return false;
+      }
       const refused = bearer !== undefined && revoked.has(bearer);
       if (!refused && (!options.requireToken || ownerOf(request.headers.authorization))) return true;
       response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return false;
     },
   );
-  return { ...server, calls, revoke: (token) => void revoked.add(token) };
+  return {
+    ...server,
+    calls,
+    revoke: (token) => void revoked.add(token),
+    askMore: (token, scope) => void more.set(token, scope),
+  };
 }
 
 /**
@@ -62,10 +80,12 @@ export async function startTokenServer(options: { requireToken?: boolean } = {})
  */
 export async function startStatelessServer(
   register: (mcp: McpServer, request: IncomingMessage) => void,
-  admit: (request: IncomingMessage, response: ServerResponse) => boolean = () => true,
+  admit: (request: IncomingMessage, response: ServerResponse, body: unknown) => boolean = () => true,
 ): Promise<{ url: string; close(): void }> {
   const server = createServer(async (request, response) => {
-    if (!admit(request, response)) return;
+    // The body is read first, so `admit` can look at the JSON-RPC message (which tool is called).
+    const body = request.method === 'POST' ? await jsonOf(request) : undefined;
+    if (!admit(request, response, body)) return;
     const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
     register(mcp, request);
     const transport = new StreamableHTTPServerTransport({
@@ -74,7 +94,7 @@ export async function startStatelessServer(
     });
     response.on('close', () => void transport.close());
     await mcp.connect(transport);
-    await transport.handleRequest(request, response);
+    await transport.handleRequest(request, response, body);
   });
   const base = await listenOnLoopback(server);
   return {
@@ -84,4 +104,21 @@ export async function startStatelessServer(
       server.close();
     },
   };
+}
+
+/** A request's JSON body; undefined when it is empty or not JSON. */
+export function jsonOf(request: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve) => {
+    let text = '';
+    request.on('data', (chunk) => {
+      text += chunk;
+    });
+    request.on('end', () => {
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        resolve(undefined);
+      }
+    });
+  });
 }

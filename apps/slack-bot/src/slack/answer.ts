@@ -69,7 +69,7 @@ export interface AnswerDependencies {
   tools?: (question: Question) => Promise<ToolHost | undefined>;
   /** A tool needed the asker's own credential for `server`: offer them a way to connect it. */
   /** The asker must connect `server` (`refused`: again, their credential was refused). */
-  onCredentialNeeded?: (question: Question, server: string, refused: boolean) => void;
+  onCredentialNeeded?: (question: Question, server: string, refused: boolean, scope?: string) => void;
 }
 
 /** The Slack error code of a failed Web API call (`channel_not_found`, `ratelimited`, …). */
@@ -172,7 +172,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
           } else progress.status(progressStatus(event, running.get(event.callId)));
         } else if (event.type === 'credential_needed' && !offered.has(event.server)) {
           offered.add(event.server);
-          dependencies.onCredentialNeeded?.(question, event.server, event.refused === true);
+          dependencies.onCredentialNeeded?.(question, event.server, event.refused === true, event.scope);
         } else if (event.type === 'text_delta') {
           // Streamed text reaches Slack as Markdown: escaped, so it cannot ping, and with every link's
           // text honest about its target.

@@ -45,6 +45,8 @@ export async function connectLinkMessage(
   server: string,
   logger: Logger,
   refused = false,
+  /** The server asked for more access (403 insufficient_scope): the link asks for this scope. */
+  scope?: string,
 ): Promise<{ text: string; blocks: unknown[] } | { problem: string }> {
   const name = `\`${escapeSlackText(server)}\``;
   let started: { url: string; expiresAt: Date };
@@ -59,9 +61,11 @@ export async function connectLinkMessage(
     };
   }
   const state = new URL(started.url).searchParams.get('state') ?? '';
-  const line = refused
-    ? `${name} needs you to sign in again (your access expired, was revoked, or it needs more access).`
-    : `${name} needs you to sign in with your own account.`;
+  const line = scope
+    ? `${name} needs more permission than you granted it (${moreAccess(scope)}): sign in again to grant it.`
+    : refused
+      ? `${name} needs you to sign in again (your access expired, was revoked, or it needs more access).`
+      : `${name} needs you to sign in with your own account.`;
   return {
     text: `${line} Connect it, then ask again.`,
     blocks: [
@@ -172,4 +176,9 @@ export function oauthCallbackPage(options: {
       );
     }
   };
+}
+
+/** The scope a server asked for, as the person reads it (a server's words: escaped, clipped). */
+export function moreAccess(scope: string): string {
+  return `it asks for \`${escapeSlackText(scope.replace(/`/g, "'")).slice(0, 200)}\``;
 }

@@ -3,7 +3,7 @@ import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
 import type { Question } from './answer.js';
 import type { ConnectStarts } from './connect-start.js';
-import { connectLinkMessage } from './oauth-connect.js';
+import { connectLinkMessage, moreAccess } from './oauth-connect.js';
 
 type WebClient = App['client'];
 
@@ -99,12 +99,22 @@ export async function offerConnect(
   logger: Logger,
   /** Their token was sent and refused (expired, revoked): they connect again. */
   refused = false,
+  /** The server asked for more access (403 insufficient_scope): this scope, granted by connecting again. */
+  scope?: string,
 ): Promise<void> {
   if (!question.user) return;
   const found = people.personalServer(server, personOf(question).workspace);
   if (typeof found !== 'string' && found.oauth) {
     // An OAuth server: a link to its authorization server, for this person only.
-    const message = await connectLinkMessage(people, starts, personOf(question), server, logger, refused);
+    const message = await connectLinkMessage(
+      people,
+      starts,
+      personOf(question),
+      server,
+      logger,
+      refused,
+      scope,
+    );
     await client.chat
       .postEphemeral({
         channel: question.channel,
@@ -116,9 +126,11 @@ export async function offerConnect(
     return;
   }
   const name = `\`${escapeSlackText(server)}\``;
-  const line = refused
-    ? `${name} refused your token: it may have expired or been revoked. Connect it again, then ask again.`
-    : `${name} needs your own token. Connect it, then ask again.`;
+  const line = scope
+    ? `${name} needs more permission than your token has (${moreAccess(scope)}). Connect it again with a token that has it, then ask again.`
+    : refused
+      ? `${name} refused your token: it may have expired or been revoked. Connect it again, then ask again.`
+      : `${name} needs your own token. Connect it, then ask again.`;
   try {
     await client.chat.postEphemeral({
       channel: question.channel,

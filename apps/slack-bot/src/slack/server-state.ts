@@ -1,11 +1,16 @@
 import type { WorkspaceServer } from '@ai-assistant/host-core';
+import { escapeSlackText } from '../format/slack-text.js';
 
 /**
  * A server's state in words, as App Home and `/assistant servers` show it. A workspace's own server
  * says how its shared connection stands now: open (connected, restarting, failed) or not open, when
- * its tool count is the one its Test found.
+ * its tool count is the one its Test found; a per-person server the person connected, how their own
+ * connection stands (failed with why, when it could not open).
  */
 export function serverStateText(server: WorkspaceServer): string {
+  // Why it failed (a server's or a transport's words, without secrets): escaped, and kept short.
+  if (server.state === 'failed' && server.reason)
+    return `failed: ${escapeSlackText(server.reason.replace(/`/g, "'")).slice(0, 300)}`;
   if (server.state === 'per_user')
     return server.oauth ? 'each person signs in with OAuth' : 'opens with each person’s token';
   const tools = `${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`;

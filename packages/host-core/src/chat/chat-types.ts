@@ -64,7 +64,14 @@ export type ChatEvent =
    * A tool needed the person's own credential for `server`: they have not connected one, or (`refused`)
    * the server refused the one they connected (expired, revoked).
    */
-  | { type: 'credential_needed'; server: string; name: string; refused?: boolean };
+  | {
+      type: 'credential_needed';
+      server: string;
+      name: string;
+      refused?: boolean;
+      /** The server asked for more access (403 `insufficient_scope`): this scope, granted by connecting again. */
+      scope?: string;
+    };
 
 /** One tool call of a turn, for logs and progress display. */
 export interface TraceEntry {

@@ -26,6 +26,10 @@ export function describeFailure(name: string, error: unknown, turn: FailureConte
     const server = error.server ?? '?';
     if (error.placeholders.includes('token')) {
       const hint = turn.host.credentialHint?.(server);
+      if (error.refused === 403 && error.scope !== undefined) {
+        turn.emit({ type: 'credential_needed', server, name, refused: true, scope: error.scope });
+        return `Error: the "${server}" server needs more permission than the user granted it (it asks for scope "${error.scope}"); their credential is still valid. Tell the user to connect it again${hint ? ` (${hint})` : ''} to grant that permission, and then ask again.`;
+      }
       if (error.refused) {
         turn.emit({ type: 'credential_needed', server, name, refused: true });
         return `Error: the "${server}" server refused the user's own credential (HTTP ${error.refused}): it has probably expired or been revoked. Tell the user to connect it again${hint ? ` (${hint})` : ''} and then ask again.`;

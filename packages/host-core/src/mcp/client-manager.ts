@@ -233,10 +233,14 @@ export class McpClientManager {
     this.pool.forgetWorkspace(workspace, server);
   }
 
-  /** A workspace's own server's shared connection as it stands now; undefined when it is not open. */
-  workspaceServerStatus(workspace: string, server: string): ServerStatus | undefined {
-    const connection = this.pool.find({ workspace, user: '' }, server);
-    return connection && statusOf(connection, this.redactor);
+  /**
+   * A connection of the per-person pool as it stands now: `person`'s own, or (user '') a workspace's
+   * shared one; undefined when it is not open. Its reason hides every secret seen, the person's too.
+   */
+  connectionStatus(person: PersonKey, server: string): ServerStatus | undefined {
+    const connection = this.pool.find(person, server);
+    const status = connection && statusOf(connection, this.redactor);
+    return status?.reason ? { ...status, reason: this.redactor.redactForLog(status.reason) } : status;
   }
 
   /** Closes per-person connections idle for longer than the pool's `idleMs` now (also run on a timer). */

@@ -70,3 +70,15 @@ export function credentialsNeeded(
     { tool, server, placeholders, ...(refused ? { refused } : {}) },
   );
 }
+
+/**
+ * The person's credential works but does not reach this far: the server asked for more access (403
+ * `insufficient_scope`, naming `scope`). They connect again and grant it; nothing expired.
+ */
+export function moreAccessNeeded(tool: string, server: string, scope: string | undefined): ToolCallError {
+  return new ToolCallError(
+    'MISSING_CREDENTIALS',
+    `${requestName(tool)} of server "${server}" needs more permission than the person's credential grants${scope ? ` (the server asks for scope "${scope}")` : ''}: connecting the server again asks them for it`,
+    { tool, server, placeholders: ['token'], refused: 403, ...(scope ? { scope } : {}) },
+  );
+}

@@ -31,9 +31,15 @@ export interface ViewOpening {
  * opened (or found open) in the pool, and the {@link PersonView} over them and the shared servers.
  */
 export async function openView(person: Person, manager: ViewOpening): Promise<McpView> {
-  const added = (person.workspaceServers ?? []).filter(
-    (config) => config.workspace === person.workspace && serverEnabled(person.settings, config),
-  );
+  // A workspace's server named like one of the operator's (added before the operator's came) is not
+  // opened: a name stands for one server, and the operator's keeps it.
+  const catalog = new Set(manager.catalog().map((connection) => connection.config.name));
+  const added = (person.workspaceServers ?? []).filter((config) => {
+    if (config.workspace !== person.workspace || !serverEnabled(person.settings, config)) return false;
+    if (!catalog.has(config.name)) return true;
+    manager.logger.warn({ server: config.name }, 'a workspace server has an operator server’s name; skipped');
+    return false;
+  });
   const [mine, workspace] = await Promise.all([
     manager.pool.openFor(
       person,

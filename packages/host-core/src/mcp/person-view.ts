@@ -24,6 +24,7 @@ import type {
   ResourceTemplateEntry,
   ToolCallOutcome,
 } from './manager-types.js';
+import { type OwnServer, ownServerNotes, ownServers, ownUnavailable } from './own-servers.js';
 import { type Person, serverEnabled, type ViewSource } from './person.js';
 import { hostConnection, hostServerName } from './resource-tools.js';
 import { autoContextTools, listedStates, needsApproval, ToolIndex } from './tool-index.js';
@@ -47,8 +48,12 @@ export class PersonView implements McpView {
     private readonly personal: Connection[],
   ) {
     this.byName = new Map(source.configs().map((config) => [config.name, config]));
+    // The operator's shared tools keep their names: a person's or workspace's tool that reads alike is
+    // left out (a catalog server's own connections come first, so they win over a workspace's).
     this.index.rebuild(
       person.conversations ? [...personal, conversationConnection(person.conversations)] : personal,
+      (fields, message) => source.warn(fields, message),
+      (name) => source.shared.resolveTool(name) !== undefined,
     );
   }
 
@@ -140,9 +145,7 @@ export class PersonView implements McpView {
 
   listTools(): ToolDefinition[] {
     const tools = [
-      ...this.source.shared
-        .listTools()
-        .filter((tool) => this.sharedTool(tool.name) && !this.index.get(tool.name)),
+      ...this.source.shared.listTools().filter((tool) => this.sharedTool(tool.name)),
       ...this.index.definitions(),
     ];
     const approvals = this.person.approvals;
@@ -214,33 +217,17 @@ export class PersonView implements McpView {
 
   systemInstructions(): string[] {
     const shared = this.source.instructions().filter((entry) => this.enabled(entry.server));
-    const personal: string[] = [];
-    for (const config of this.byName.values()) {
-      if (config.disabled || !this.enabled(config.name)) continue;
-      const own = this.personal.find((connection) => connection.config.name === config.name);
-      if (config.connection !== 'per_user') {
-        // A workspace's own server: its connection is this view's; say when it is down.
-        if (config.workspace && own && own.state !== 'connected')
-          personal.push(
-            `The workspace's "${config.name}" server is unavailable now${own.reason ? ` (${this.redact(own.reason)})` : ''}, so its tools are not offered. If the question needs it, tell the user.`,
-          );
-        continue;
-      }
-      const hint = this.credentialHint(config.name);
-      if (own?.state === 'connected') {
-        if (config.systemInstruction) personal.push(config.systemInstruction);
-      } else if (own) {
-        const reason = own.reason ? ` (${this.redact(own.reason)})` : '';
-        personal.push(
-          `The user's own connection to the "${config.name}" server failed${reason}, so its tools are not available now. If the question needs them, tell the user; if their credential may be wrong, they can connect again (${hint}).`,
-        );
-      } else {
-        personal.push(
-          `The "${config.name}" server works with each user's own credential, and this user has not connected one, so its tools are not offered. If the question needs it, tell them it becomes available after they connect it (${hint}), then ask again.`,
-        );
-      }
-    }
-    return [...shared.map((entry) => entry.text), ...personal];
+    const notes = ownServerNotes(
+      this.own(),
+      (text) => this.redact(text),
+      (server) => this.credentialHint(server),
+    );
+    return [...shared.map((entry) => entry.text), ...notes];
+  }
+
+  /** This person's own servers in the workspace, each with its connection when open. */
+  private own(): OwnServer[] {
+    return ownServers(this.byName.values(), this.personal, (server) => this.enabled(server));
   }
 
   responseInstructionFor(toolName: string): string | undefined {
@@ -260,8 +247,12 @@ export class PersonView implements McpView {
     ];
   }
 
-  unavailableServers(): Array<{ server: string; restarting: boolean }> {
-    return this.source.shared.unavailableServers().filter((entry) => this.enabled(entry.server));
+  /** The shared servers that cannot run now, then this person's own connections that failed, with why. */
+  unavailableServers(): Array<{ server: string; restarting: boolean; reason?: string }> {
+    return [
+      ...this.source.shared.unavailableServers().filter((entry) => this.enabled(entry.server)),
+      ...ownUnavailable(this.own(), (text) => this.redact(text)),
+    ];
   }
 
   /**

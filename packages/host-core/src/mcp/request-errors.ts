@@ -1,7 +1,13 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { HostError } from '../errors.js';
 import { AuthorizationError } from '../oauth/authorization-error.js';
-import { credentialsNeeded, requestCancelled, requestFailed, requestTimedOut } from './errors.js';
+import {
+  credentialsNeeded,
+  moreAccessNeeded,
+  requestCancelled,
+  requestFailed,
+  requestTimedOut,
+} from './errors.js';
 import { MissingCredentialsError } from './local-servers.js';
 
 /** A short, one-line description of anything thrown by the SDK, a transport or a local server. */
@@ -15,6 +21,24 @@ export function describeError(error: unknown): string {
   // The SDK's HTTP transports put the HTTP status in `code`.
   const status = (error as { code?: unknown }).code;
   return typeof status === 'number' && status >= 400 && status < 600 ? `HTTP ${status}: ${message}` : message;
+}
+
+/**
+ * A server answered 403 `insufficient_scope` (MCP authorization's scope challenge, RFC 6750 §3.1):
+ * the token is good but does not reach this far. Thrown from the transport's fetch, so the SDK does
+ * not try to refresh its way out (a refresh never adds scope); the person connects again instead.
+ */
+export class InsufficientScopeError extends Error {
+  override name = 'InsufficientScopeError';
+  constructor(
+    readonly server: string,
+    readonly scope: string | undefined,
+    description: string | undefined,
+  ) {
+    super(
+      `the server asks for more permission${scope ? ` (scope "${scope}")` : ''}${description ? `: ${description.slice(0, 200)}` : ''}`,
+    );
+  }
 }
 
 /** What a failed request was, for its error. */
@@ -41,6 +65,12 @@ export function toRequestError(error: unknown, request: FailedRequest): Error {
   // A person's OAuth connection the host cannot refresh now (an outage): the grant stands, try again.
   if (error instanceof AuthorizationError && error.retryable)
     return requestFailed(what, server, request.redact(error.message), { cause: error });
+  // More access asked for (403 insufficient_scope): the person grants it by connecting again; the
+  // credential itself is fine.
+  if (error instanceof InsufficientScopeError)
+    return request.personal
+      ? moreAccessNeeded(what, server, error.scope)
+      : requestFailed(what, server, request.redact(error.message), { cause: error });
   // A person's OAuth connection the host cannot get a token for: they connect again.
   if (error instanceof AuthorizationError) return credentialsNeeded(what, server, ['token'], 401);
   // A server that refuses the person's own credential: it expired or was revoked, and they can fix it.

@@ -11,6 +11,7 @@ import {
 } from './format-tool-result.js';
 import type { FilledPrompt } from './manager-types.js';
 import { type RequestHost, type RequestWork, runRequest } from './request-path.js';
+import { afterUrlElicitations } from './server-requests.js';
 import { Slots } from './slots.js';
 import { asTask, callAsTask } from './tasks.js';
 
@@ -49,11 +50,18 @@ export class Requests {
         : asTask(connection, tool)
           ? {
               mcp: (client, call, request) =>
-                callAsTask(client, { name: tool, arguments: args, _meta: meta(request) }, call, request),
+                callAsTask(
+                  client,
+                  { name: tool, arguments: args, _meta: meta(request) },
+                  call,
+                  request,
+                ).catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
             }
           : {
               mcp: (client, call, request) =>
-                client.callTool({ name: tool, arguments: args, _meta: meta(request) }, undefined, call),
+                client
+                  .callTool({ name: tool, arguments: args, _meta: meta(request) }, undefined, call)
+                  .catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
             };
     return this.run(connection, name, options, work, secrets, slot, (result) =>
       this.outcome(result, connection.config.name, tool, secrets),

@@ -144,3 +144,57 @@ export function answerServerRequests(client: Client, connection: McpConnection, 
     };
   });
 }
+
+/**
+ * A tool call the server answered with `-32042` (URLElicitationRequiredError, MCP 2025-11-25: the
+ * request cannot be processed until the person has opened the pages in the error's
+ * `data.elicitations`): each URL elicitation goes to the person who asked (`elicit`, mode `url`, the
+ * deadline paused meanwhile), and the call's result says so, for the model to read. Any other error
+ * is thrown again as it is.
+ */
+export async function afterUrlElicitations(
+  error: unknown,
+  request: InFlightRequest,
+  server: string,
+): Promise<{ content: Array<{ type: 'text'; text: string }>; isError: true }> {
+  if (!(error instanceof McpError) || error.code !== ErrorCode.UrlElicitationRequired) throw error;
+  const listed = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
+  const pages = (Array.isArray(listed) ? listed : []).filter(
+    (entry): entry is { url: string; elicitationId: string; message: string } =>
+      entry?.mode === 'url' &&
+      typeof entry.url === 'string' &&
+      typeof entry.elicitationId === 'string' &&
+      typeof entry.message === 'string',
+  );
+  if (pages.length === 0) throw error;
+  const lines: string[] = [];
+  for (const page of pages.slice(0, 3)) {
+    const where = originOf(page.url);
+    const said = `"${page.message.slice(0, 300)}" (a page on ${where})`;
+    if (!request.elicit) {
+      lines.push(
+        `The server needs the user to open a page first: ${said}, but the user could not be asked here.`,
+      );
+      continue;
+    }
+    const ask = request.elicit;
+    const answer = await paused(request, () =>
+      ask({ server, mode: 'url', message: page.message, url: page.url, elicitationId: page.elicitationId }),
+    );
+    lines.push(
+      answer.action === 'accept'
+        ? `The server needs the user to open a page first, and the host asked the user to open a page: ${said}; they accepted. Tell them to finish there, then ask again (the tool can be called again once they have).`
+        : `The server needs the user to open a page first, and the host asked the user to open a page: ${said}; they ${answer.action === 'decline' ? 'declined' : 'dismissed it'}. Tell them the tool cannot run until they do.`,
+    );
+  }
+  return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
+}
+
+/** A URL's origin, for the model (the page itself is the person's to open, not the model's to read). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'an address that cannot be read';
+  }
+}

@@ -49,13 +49,25 @@ export const listedStates: ReadonlySet<Connection['state']> = new Set([
 export class ToolIndex {
   private entries = new Map<string, { connection: Connection; tool: Tool }>();
 
-  /** Indexes the visible tools of every listed connection, in the servers' order. */
-  rebuild(connections: Connection[]): void {
+  /**
+   * Indexes the visible tools of every listed connection, in the servers' order. A name keeps its
+   * first holder: a later tool that reads alike (or one `taken` claims for another) is left out and
+   * `clash` hears of it, so a name always runs the tool it named before.
+   */
+  rebuild(
+    connections: Connection[],
+    clash?: (fields: { server: string; tool: string; name: string }, message: string) => void,
+    taken: (name: string) => boolean = () => false,
+  ): void {
     const entries = new Map<string, { connection: Connection; tool: Tool }>();
     for (const connection of connections) {
       if (!listedStates.has(connection.state)) continue;
-      for (const tool of visibleTools(connection))
-        entries.set(modelName(connection, tool.name), { connection, tool });
+      for (const tool of visibleTools(connection)) {
+        const name = modelName(connection, tool.name);
+        if (entries.has(name) || taken(name))
+          clash?.({ server: connection.config.name, tool: tool.name, name }, 'tool name taken; not offered');
+        else entries.set(name, { connection, tool });
+      }
     }
     this.entries = entries;
   }

@@ -31,4 +31,22 @@ describe('tool names offered to the model', () => {
     expect(new Set(names).size).toBe(pairs.length);
     expect(names.every((name) => valid.test(name))).toBe(true);
   });
+
+  it('#43.20 a server name ending in "_" or a tool name that looks hashed never reads as another pair', () => {
+    const pairs: Array<[string, string]> = [
+      ['ops', '_notify'],
+      ['ops_', 'notify'],
+      ['ops__', 'notify'],
+      ['ops', '__notify'],
+      ['ops', `_notify_${encodeToolName('ops_', 'notify').slice(-8)}`],
+      ['kb', 'search.docs'],
+      ['kb', `search_docs_${encodeToolName('kb', 'search.docs').slice(-8)}`],
+    ];
+    const names = pairs.map(([server, tool]) => encodeToolName(server, tool));
+    expect(new Set(names).size).toBe(pairs.length);
+    expect(names.every((name) => valid.test(name))).toBe(true);
+    // Plain pairs keep their readable names.
+    expect(encodeToolName('ops', '_notify')).toBe('mcp__ops___notify');
+    expect(encodeToolName('ops', 'notify_v2')).toBe('mcp__ops__notify_v2');
+  });
 });

@@ -5,11 +5,13 @@ import type { Logger } from '../logger.js';
 import { guardedFetch } from '../net/address-guard.js';
 import { privateKeyJwtProvider } from '../oauth/client-assertion.js';
 import type { OAuthService } from '../oauth/oauth-service.js';
+import { bearerChallenge } from '../oauth/sdk-auth.js';
 import { environmentSecrets, type Redactor } from '../redaction.js';
 import { defaultMaxResponseBytes } from '../tools/openapi-call.js';
 import { capResponse } from './capped-response.js';
 import type { McpConnection } from './connection.js';
 import { currentTokens, fillHeaders } from './header-templates.js';
+import { InsufficientScopeError } from './request-errors.js';
 import { stderrLinesKept } from './stderr-cause.js';
 
 /** What opening a transport needs from the manager. */
@@ -90,9 +92,17 @@ export async function createTransport(
       fillHeaders(config.headers, currentTokens(), context.env).headers,
     ))
       headers.set(header, value);
-    return send(input, { ...init, headers }).then((response) => {
-      // A person's server asking for more access (403 insufficient_scope): their next connect asks for it.
-      if (person && response.status === 403) context.oauth?.noteChallenge(person, config.name, response);
+    return send(input, { ...init, headers }).then(async (response) => {
+      if (response.status === 403) {
+        const { error, scope, error_description } = bearerChallenge(response.headers.get('www-authenticate'));
+        if (error === 'insufficient_scope') {
+          // A person's server asking for more access: their next connect asks for it, and the request
+          // fails as such (never through the SDK's refresh, which cannot add scope).
+          if (person) context.oauth?.noteChallenge(person, config.name, response);
+          await response.body?.cancel();
+          throw new InsufficientScopeError(config.name, scope, error_description);
+        }
+      }
       return capResponse(response, config.maxResponseBytes ?? defaultMaxResponseBytes);
     });
   };

@@ -7,7 +7,8 @@ import { HostError } from '../errors.js';
 /**
  * Where a server a workspace added may not point: loopback, private (RFC 1918, CGNAT, ULA), link-local
  * (which holds the cloud metadata address 169.254.169.254), unspecified, multicast, reserved and
- * documentation ranges, and IPv4 written inside IPv6 (`::ffff:127.0.0.1`). The web server keeps its own
+ * documentation ranges, and IPv4 written inside IPv6: mapped (`::ffff:127.0.0.1`, read as the IPv4
+ * inside), compatible (`::127.0.0.1`) and translated (`::ffff:0:127.0.0.1`). The web server keeps its own
  * copy of these rules: servers share no code with the host.
  */
 let refused: BlockList | undefined;
@@ -16,7 +17,9 @@ function refusedList(): BlockList {
   const list = new (nodeNet().BlockList)();
   const v4 =
     '0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24 192.0.2.0/24 192.168.0.0/16 198.18.0.0/15 198.51.100.0/24 203.0.113.0/24 224.0.0.0/4 240.0.0.0/4';
-  const v6 = '::/128 ::1/128 fc00::/7 fe80::/10 ff00::/8 2001:db8::/32 64:ff9b::/96';
+  // ::/96 (IPv4-compatible, with :: and ::1) and ::ffff:0:0:0/96 (IPv4-translated) are refused
+  // whole: no public server is reached that way, and each hides an IPv4 address in another form.
+  const v6 = '::/96 ::ffff:0:0:0/96 fc00::/7 fe80::/10 ff00::/8 2001:db8::/32 64:ff9b::/96';
   for (const range of v4.split(' ')) {
     const [network, prefix] = range.split('/');
     list.addSubnet(network as string, Number(prefix), 'ipv4');
@@ -28,9 +31,9 @@ function refusedList(): BlockList {
   return list;
 }
 
-/** The IPv4 address carried inside an IPv6 one (mapped or compatible), if any. */
+/** The IPv4 address carried inside an IPv4-mapped IPv6 one (`::ffff:a.b.c.d`), if any. */
 function innerIpv4(address: string): string | undefined {
-  const dotted = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   if (dotted) return dotted;
   const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
   if (!hex) return undefined;
@@ -175,7 +178,7 @@ export async function guardedFetch(
         ...(request as object),
         dispatcher,
         redirect: 'manual',
-      } as Parameters<typeof undiciFetch>[1]);
+      } as Parameters<typeof undiciFetch>[1]).catch(refusalInside);
       const location = redirects.has(response.status) && response.headers.get('location');
       if (!location) return response as unknown as Response;
       await response.body?.cancel();
@@ -188,6 +191,15 @@ export async function guardedFetch(
       url = next;
     }
   };
+}
+
+/**
+ * fetch reports a refused dial as "fetch failed" with the refusal as its cause: the refusal itself is
+ * thrown, so whoever reads the error (an admin's Test) learns which address was refused.
+ */
+function refusalInside(error: unknown): never {
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  throw cause instanceof RefusedAddressError ? cause : error;
 }
 
 /** A Request as fetch options (its body read once); `init` wins where both say something. */
