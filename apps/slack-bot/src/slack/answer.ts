@@ -9,8 +9,7 @@ import { ToolFiles } from './tool-files.js';
 
 export { failureText, interruptedText, progressStatus, toolStatus, tooSlowText } from './status-lines.js';
 
-import { HonestLinkStream } from '../format/honest-links.js';
-import { escapeSlackText, markdownToMrkdwn } from '../format/slack-text.js';
+import { markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
 import { assistantProgress, type Progress, placeholderProgress } from './progress.js';
 import { type BotIdentity, fetchRecent, threadToHistory } from './thread-history.js';
@@ -122,7 +121,6 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     /** When each call's progress last reached the stream. */
     const progressSentAt = new Map<string, number>();
     const files = new ToolFiles(client, logger, question.channel, question.threadTs);
-    const links = new HonestLinkStream();
     const result = await dependencies.chat.respond({
       ...(tools ? { tools } : {}),
       history,
@@ -174,9 +172,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
           offered.add(event.server);
           dependencies.onCredentialNeeded?.(question, event.server, event.refused === true);
         } else if (event.type === 'text_delta') {
-          // Streamed text reaches Slack as Markdown: escaped, so it cannot ping, and with every link's
-          // text honest about its target.
-          stream?.push(escapeSlackText(links.push(event.text)));
+          stream?.push(event.text);
         }
       },
     });
@@ -199,7 +195,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       ? `\n\n${attached.notes.map((note) => `📎 ${note}`).join('\n')}`
       : '';
     if (stream) {
-      stream.push(escapeSlackText(links.flush() + notes));
+      stream.push(notes);
       await stream.stop(feedbackBlocks());
       if (stream.started && !stream.failed) {
         await progress.discard();
