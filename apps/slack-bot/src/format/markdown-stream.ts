@@ -62,8 +62,7 @@ function brackets(source: string, tree: Root): Brackets {
             if (opener?.active && (next === undefined || next === '(')) found.live.push(opener.at);
           }
         }
-      } else if ('children' in node && node.type !== 'link')
-        for (const child of node.children) visit(child);
+      } else if ('children' in node && node.type !== 'link') for (const child of node.children) visit(child);
     };
     for (const child of 'children' in context ? context.children : []) visit(child);
     for (const opener of openers) if (opener.active) found.live.push(opener.at);

@@ -13,6 +13,11 @@ export function escapeSlackText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** Escaped text cut to Slack's `limit`, never in the middle of an `&amp;`-style entity. */
+export function clipEscaped(text: string, limit: number): string {
+  return text.length <= limit ? text : text.slice(0, limit).replace(/&[a-z]*$/, '');
+}
+
 /** A URL Slack may link: http(s), with nothing that could end or split `<url|label>`. */
 function linkable(url: string): boolean {
   return /^https?:\/\/[^\s<>|]+$/i.test(url);
