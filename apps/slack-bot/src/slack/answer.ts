@@ -2,7 +2,7 @@ import type { ChatService, Logger, RespondInput, ToolHost } from '@ai-assistant/
 import type { App } from '@slack/bolt';
 
 import { AnswerStream, taskTitle } from './answer-stream.js';
-import { fileOrigins, readAttachments, type SlackFile } from './attachments.js';
+import { type Attachments, fileOrigins, readAttachments, type SlackFile } from './attachments.js';
 import { feedbackBlocks } from './feedback-blocks.js';
 import { failureText, progressStatus, toolStatus } from './status-lines.js';
 import { ToolFiles } from './tool-files.js';
@@ -104,13 +104,20 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       dependencies.historyLimit,
       progress.skipTs,
     );
-    const attached = question.files?.length
-      ? await readAttachments(question.files, {
-          token: client.token,
-          allowedOrigins: fileOrigins(client.slackApiUrl),
-          logger,
-          ...(dependencies.signal ? { signal: dependencies.signal } : {}),
-        })
+    // Files are read only once the turn is admitted (budgets and the rate first): a refused question
+    // downloads nothing.
+    let attached: Attachments | undefined;
+    const questionFiles = question.files;
+    const readFiles = questionFiles?.length
+      ? async () => {
+          attached = await readAttachments(questionFiles, {
+            token: client.token,
+            allowedOrigins: fileOrigins(client.slackApiUrl),
+            logger,
+            ...(dependencies.signal ? { signal: dependencies.signal } : {}),
+          });
+          return attached;
+        }
       : undefined;
     const tools = await dependencies.tools?.(question);
     const offered = new Set<string>();
@@ -124,8 +131,8 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     const result = await dependencies.chat.respond({
       ...(tools ? { tools } : {}),
       history,
-      userMessage: attached?.text ? `${question.text}\n\n${attached.text}` : question.text,
-      ...(attached?.images.length ? { userImages: attached.images } : {}),
+      userMessage: question.text,
+      ...(readFiles ? { attached: readFiles } : {}),
       ...(question.autoContextQuery !== undefined ? { autoContextQuery: question.autoContextQuery } : {}),
       streamText: dependencies.streaming,
       ...(dependencies.signal ? { signal: dependencies.signal } : {}),
