@@ -93,6 +93,12 @@ describe('links whose text lies about their target (hardening 27.6)', () => {
     expect(sent).not.toContain('[https://evil.example/]');
   });
 
+  it('a task box streams as a task box: `[ ]` opening a list item is held until the item says', () => {
+    for (const size of [1, 3])
+      expect(streamed('- [ ] todo\n- [x] done\n', size)).toBe('- [ ] todo\n- [x] done\n');
+    expect(streamed('a [ ] b')).toBe('a \\[ ] b');
+  });
+
   it('a bare URL grows as it arrives; images are written as links; text stays escaped for Slack', () => {
     expect(streamed('see https://docs.example/a_b?x=1&y=2 now', 4)).toBe(
       'see https://docs.example/a_b?x=1&amp;y=2 now',

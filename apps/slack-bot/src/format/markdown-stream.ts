@@ -43,8 +43,12 @@ interface Brackets {
  */
 function brackets(source: string, tree: Root): Brackets {
   const found: Brackets = { all: [], live: [] };
-  const inline = (context: Nodes) => {
+  const inline = (context: Nodes, firstInItem: boolean) => {
     const openers: Array<{ at: number; active: boolean; image: boolean }> = [];
+    // `[ ]` or `[x]` opening a list item's text may still become its task box.
+    const taskBox =
+      firstInItem && /^\[[ xX]\]\s*$/.test(source.slice(offset(context), offset(context, true)));
+    if (taskBox) found.live.push(offset(context));
     const visit = (node: Nodes) => {
       if (node.type === 'link') for (const opener of openers) opener.active &&= opener.image;
       if (node.type === 'text') {
@@ -67,9 +71,12 @@ function brackets(source: string, tree: Root): Brackets {
     for (const child of 'children' in context ? context.children : []) visit(child);
     for (const opener of openers) if (opener.active) found.live.push(opener.at);
   };
-  const blocks = (node: Nodes) => {
-    if (node.type === 'paragraph' || node.type === 'heading' || node.type === 'tableCell') inline(node);
-    else if ('children' in node) for (const child of node.children) blocks(child);
+  const blocks = (node: Nodes, firstInItem = false) => {
+    if (node.type === 'paragraph' || node.type === 'heading' || node.type === 'tableCell')
+      inline(node, firstInItem);
+    else if ('children' in node)
+      for (const [index, child] of node.children.entries())
+        blocks(child, node.type === 'listItem' && index === 0);
   };
   blocks(tree);
   found.all.sort((a, b) => a - b);
