@@ -21,6 +21,7 @@ export {
 export type { AttachedFile, UploadedFile } from './fake-slack-files.js';
 export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
 export { followAuthorization } from './follow-redirects.js';
+export { forms, formsServerPath, longChoices } from './forms-server.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
 export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
 export { freePort, listenOnLoopback } from './ports.js';

@@ -1,4 +1,4 @@
-import type { Nodes, Parents } from 'mdast';
+import type { Nodes, Parents, Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
@@ -13,23 +13,41 @@ export function escapeSlackText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** Escaped text cut to Slack's `limit`, never in the middle of an `&amp;`-style entity. */
+export function clipEscaped(text: string, limit: number): string {
+  return text.length <= limit ? text : text.slice(0, limit).replace(/&[a-z]*$/, '');
+}
+
 /** A URL Slack may link: http(s), with nothing that could end or split `<url|label>`. */
 function linkable(url: string): boolean {
   return /^https?:\/\/[^\s<>|]+$/i.test(url);
 }
 
 /** Every text a node holds, unformatted: what a person reads as a link's label. */
-function plainText(node: Nodes): string {
+export function plainText(node: Nodes): string {
   if ('value' in node && typeof node.value === 'string') return node.value;
   return 'children' in node ? node.children.map((child) => plainText(child)).join('') : '';
 }
 
+/**
+ * How a link of untrusted text may be shown, whatever the syntax it is written in: as text (not an
+ * http(s) URL Slack may link), by its target alone (its label reads as another address:
+ * "https://slack.com/signin" → evil.example), or with its label.
+ */
+export type ShownLink = { as: 'text' } | { as: 'target'; url: string } | { as: 'labelled'; url: string };
+
+/** Decides how a link whose label reads `plainLabel` is shown (see `ShownLink`). */
+export function showLink(url: string, plainLabel: string): ShownLink {
+  if (!linkable(url)) return { as: 'text' };
+  if (deceptiveLabel(plainLabel, url)) return { as: 'target', url: shownTarget(url) };
+  return { as: 'labelled', url };
+}
+
 function link(url: string, label: string, plainLabel: string): string {
-  if (!linkable(url)) return label ? `${label} (${escapeSlackText(url)})` : escapeSlackText(url);
-  const target = escapeSlackText(url);
-  // A label that reads as another address ("https://slack.com/signin" → evil.example) shows the target.
-  if (deceptiveLabel(plainLabel, url)) return `<${escapeSlackText(shownTarget(url))}>`;
-  return label && label !== target ? `<${target}|${label}>` : `<${target}>`;
+  const shown = showLink(url, plainLabel);
+  if (shown.as === 'text') return label ? `${label} (${escapeSlackText(url)})` : escapeSlackText(url);
+  const target = escapeSlackText(shown.url);
+  return shown.as === 'labelled' && label && label !== target ? `<${target}|${label}>` : `<${target}>`;
 }
 
 function inline(node: Nodes): string {
@@ -120,6 +138,17 @@ function blocks(nodes: Nodes[], depth: number): string {
  * `<`, `>` or `|`. The result can never contain `<!…>` or `<@…>`.
  */
 export function markdownToMrkdwn(markdown: string): string {
-  const tree = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
-  return block(tree, 0);
+  return block(parseMarkdown(markdown), 0);
+}
+
+/**
+ * The one Markdown parser for untrusted text (CommonMark with GFM): posted and streamed answers alike.
+ * `placed` skips GFM's second pass that finds more bare URLs inside text: its links carry no place in
+ * the source, and a stream, which rewrites the source by place, leaves bare URLs as they are anyway.
+ */
+export function parseMarkdown(markdown: string, options: { placed?: boolean } = {}): Root {
+  const mdastExtensions = options.placed
+    ? gfmFromMarkdown().map(({ transforms: _secondPass, ...extension }) => extension)
+    : gfmFromMarkdown();
+  return fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions });
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '@ai-assistant/host-core';
 import type { App, types } from '@slack/bolt';
+import { SlackMarkdownStream } from '../format/markdown-stream.js';
 import type { Question } from './answer.js';
 
 type KnownBlock = types.KnownBlock;
@@ -26,6 +27,7 @@ export class AnswerStream {
   private pushed = false;
   private textSent = false;
   private buffer = '';
+  private readonly markdown = new SlackMarkdownStream();
   private timer: NodeJS.Timeout | undefined;
   failed = false;
 
@@ -56,9 +58,10 @@ export class AnswerStream {
   }
 
   /**
-   * Text of the answer. The first text goes at once (the person sees the answer begin as soon as the
-   * model does); after that it is sent every 128 characters, or 250 ms after it arrived, whichever
-   * comes first: few calls for a fast model, no long wait for a slow one.
+   * The model's Markdown text of the answer. The first text goes at once (the person sees the answer
+   * begin as soon as the model does); after that it is sent every 128 characters, or 250 ms after it
+   * arrived, whichever comes first: few calls for a fast model, no long wait for a slow one. It reaches
+   * Slack through `SlackMarkdownStream`: escaped, every link honest about its target.
    */
   push(text: string): void {
     if (!text) return;
@@ -68,13 +71,15 @@ export class AnswerStream {
     else this.timer ??= setTimeout(() => this.flush(), 250);
   }
 
-  private flush(): void {
+  private flush(end = false): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const text = this.buffer;
+    const markdown = this.buffer;
     this.buffer = '';
-    if (!text) return;
+    if (!markdown && !end) return;
     this.textSent = true;
+    const text = this.markdown.push(markdown) + (end ? this.markdown.flush() : '');
+    if (!text) return;
     // `chunks` makes the library send now instead of buffering again.
     this.enqueue(() => this.streamer.append({ markdown_text: text, chunks: [] }));
   }
@@ -91,7 +96,7 @@ export class AnswerStream {
   }
 
   async stop(blocks?: KnownBlock[]): Promise<void> {
-    this.flush();
+    this.flush(true);
     await this.pending;
     // A stream with no text was never started, and Slack refuses an empty one.
     if (this.pushed) await this.attempt(() => this.streamer.stop(blocks ? { blocks } : undefined));

@@ -2,15 +2,14 @@ import type { ChatService, Logger, RespondInput, ToolHost } from '@ai-assistant/
 import type { App } from '@slack/bolt';
 
 import { AnswerStream, taskTitle } from './answer-stream.js';
-import { fileOrigins, readAttachments, type SlackFile } from './attachments.js';
+import { type Attachments, fileOrigins, readAttachments, type SlackFile } from './attachments.js';
 import { feedbackBlocks } from './feedback-blocks.js';
 import { failureText, progressStatus, toolStatus } from './status-lines.js';
 import { ToolFiles } from './tool-files.js';
 
 export { failureText, interruptedText, progressStatus, toolStatus, tooSlowText } from './status-lines.js';
 
-import { HonestLinkStream } from '../format/honest-links.js';
-import { escapeSlackText, markdownToMrkdwn } from '../format/slack-text.js';
+import { markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
 import { assistantProgress, type Progress, placeholderProgress } from './progress.js';
 import { type BotIdentity, fetchRecent, threadToHistory } from './thread-history.js';
@@ -105,13 +104,20 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       dependencies.historyLimit,
       progress.skipTs,
     );
-    const attached = question.files?.length
-      ? await readAttachments(question.files, {
-          token: client.token,
-          allowedOrigins: fileOrigins(client.slackApiUrl),
-          logger,
-          ...(dependencies.signal ? { signal: dependencies.signal } : {}),
-        })
+    // Files are read only once the turn is admitted (budgets and the rate first): a refused question
+    // downloads nothing.
+    let attached: Attachments | undefined;
+    const questionFiles = question.files;
+    const readFiles = questionFiles?.length
+      ? async () => {
+          attached = await readAttachments(questionFiles, {
+            token: client.token,
+            allowedOrigins: fileOrigins(client.slackApiUrl),
+            logger,
+            ...(dependencies.signal ? { signal: dependencies.signal } : {}),
+          });
+          return attached;
+        }
       : undefined;
     const tools = await dependencies.tools?.(question);
     const offered = new Set<string>();
@@ -122,12 +128,11 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     /** When each call's progress last reached the stream. */
     const progressSentAt = new Map<string, number>();
     const files = new ToolFiles(client, logger, question.channel, question.threadTs);
-    const links = new HonestLinkStream();
     const result = await dependencies.chat.respond({
       ...(tools ? { tools } : {}),
       history,
-      userMessage: attached?.text ? `${question.text}\n\n${attached.text}` : question.text,
-      ...(attached?.images.length ? { userImages: attached.images } : {}),
+      userMessage: question.text,
+      ...(readFiles ? { attached: readFiles } : {}),
       ...(question.autoContextQuery !== undefined ? { autoContextQuery: question.autoContextQuery } : {}),
       streamText: dependencies.streaming,
       ...(dependencies.signal ? { signal: dependencies.signal } : {}),
@@ -174,9 +179,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
           offered.add(event.server);
           dependencies.onCredentialNeeded?.(question, event.server, event.refused === true, event.scope);
         } else if (event.type === 'text_delta') {
-          // Streamed text reaches Slack as Markdown: escaped, so it cannot ping, and with every link's
-          // text honest about its target.
-          stream?.push(escapeSlackText(links.push(event.text)));
+          stream?.push(event.text);
         }
       },
     });
@@ -199,7 +202,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       ? `\n\n${attached.notes.map((note) => `📎 ${note}`).join('\n')}`
       : '';
     if (stream) {
-      stream.push(escapeSlackText(links.flush() + notes));
+      stream.push(notes);
       await stream.stop(feedbackBlocks());
       if (stream.started && !stream.failed) {
         await progress.discard();

@@ -68,33 +68,3 @@ export function looksLike(mime: string, bytes: Uint8Array): boolean {
     );
   return false;
 }
-
-/**
- * A PDF's text layer, page by page, stopping at `chars` characters, `maxPdfPages` pages or when the
- * signal aborts (the download's deadline): a hostile PDF cannot keep the process busy for long.
- */
-export async function pdfText(bytes: Uint8Array, chars: number, signal: AbortSignal): Promise<string> {
-  // unpdf bundles a serverless PDF.js build: text layers only, no rendering, nothing native.
-  const { getDocumentProxy } = await import('unpdf');
-  const document = await getDocumentProxy(new Uint8Array(bytes));
-  try {
-    const pages: string[] = [];
-    let length = 0;
-    const last = Math.min(document.numPages, maxPdfPages);
-    for (let number = 1; number <= last && length < chars; number++) {
-      signal.throwIfAborted();
-      const content = await (await document.getPage(number)).getTextContent();
-      const text = content.items
-        .map((item) => ('str' in item ? `${item.str}${item.hasEOL ? '\n' : ''}` : ''))
-        .join('');
-      pages.push(text);
-      length += text.length;
-    }
-    return pages.join('\n');
-  } finally {
-    await document.loadingTask.destroy();
-  }
-}
-
-/** Pages of one PDF read at most. */
-const maxPdfPages = 100;

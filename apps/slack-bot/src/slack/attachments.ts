@@ -1,5 +1,6 @@
 import type { ImageContent, Logger } from '@ai-assistant/host-core';
-import { download, looksLike, pdfText, Refused, TooLarge } from './attachment-content.js';
+import { download, looksLike, Refused, TooLarge } from './attachment-content.js';
+import { pdfText } from './pdf-text.js';
 
 /** The fields of a Slack file object (a message's `files`) that reading it needs. */
 export interface SlackFile {
@@ -33,8 +34,10 @@ export interface AttachmentLimits {
   imageBytes: number;
   /** Largest PDF or text file downloaded. */
   documentBytes: number;
-  /** Characters of extracted text kept per file. */
+  /** Characters of extracted text kept per file (a PDF's extraction stops there). */
   textChars: number;
+  /** Bytes a PDF's compressed streams may inflate to; past it the PDF is refused unread. */
+  inflatedBytes: number;
   /** One download's time. */
   timeoutMs: number;
 }
@@ -44,6 +47,7 @@ export const defaultAttachmentLimits: AttachmentLimits = {
   imageBytes: 5 * 1024 * 1024,
   documentBytes: 20 * 1024 * 1024,
   textChars: 30_000,
+  inflatedBytes: 32 * 1024 * 1024,
   timeoutMs: 15_000,
 };
 
@@ -161,7 +165,15 @@ export async function readAttachments(
       }
       const text = (
         kind === 'pdf'
-          ? await pdfText(bytes, limits.textChars, signal)
+          ? await pdfText(
+              bytes,
+              { chars: limits.textChars, inflatedBytes: limits.inflatedBytes },
+              signal,
+              (event) => {
+                if (event !== 'started')
+                  options.logger.warn({ file: file.id, event }, 'a PDF was not read whole');
+              },
+            )
           : new TextDecoder('utf-8').decode(bytes)
       ).trim();
       if (!text) {

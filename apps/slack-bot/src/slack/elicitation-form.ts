@@ -20,19 +20,39 @@ type Property = {
   items?: { enum?: unknown[]; anyOf?: Array<{ const?: unknown; title?: string }> };
 };
 
-/** Slack's limits: 100 blocks a view, 100 options a select, 2 000 characters a label, 75 an option. */
-const maxInputs = 90;
+// Slack's limits (docs.slack.dev: modal views, 100 blocks; option object, text 75 characters, value
+// 150; static and multi-static select, 100 options; plain-text input, max_length 3 000; input block,
+// label and hint 2 000). The modal's first block is the server's message, so 99 inputs fit.
+const maxInputs = 99;
 const maxOptions = 100;
+const maxText = 3000;
 const clip = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit - 1)}…` : text);
 const plain = (text: string, limit = 2000) => ({ type: 'plain_text' as const, text: clip(text, limit) });
+const count = (value: number) => value.toLocaleString('en-US');
 
 /** The schema's properties in order, with whether each is required. */
 function propertiesOf(schema: JsonSchema | undefined): Array<[string, Property, boolean]> {
   const properties = (schema?.properties ?? {}) as Record<string, Property>;
   const required = new Set(Array.isArray(schema?.required) ? (schema.required as string[]) : []);
-  return Object.entries(properties)
-    .slice(0, maxInputs)
-    .map(([key, property]) => [key, property, required.has(key)]);
+  return Object.entries(properties).map(([key, property]) => [key, property, required.has(key)]);
+}
+
+/**
+ * Why a server's form cannot be shown whole in one Slack modal (then it is declined, not cut), or
+ * undefined when it can.
+ */
+export function formProblem(schema: JsonSchema | undefined): string | undefined {
+  const properties = propertiesOf(schema);
+  if (properties.length > maxInputs)
+    return `the form has ${count(properties.length)} fields, and a Slack form shows at most ${maxInputs}`;
+  for (const [key, property] of properties) {
+    const choices = choicesOf(property)?.length ?? 0;
+    if (choices > maxOptions)
+      return `the field "${clip(key, 60)}" has ${count(choices)} choices, and a Slack menu shows at most ${maxOptions}`;
+    if ((property.minLength ?? 0) > maxText)
+      return `the field "${clip(key, 60)}" needs at least ${count(property.minLength ?? 0)} characters, and a Slack input takes at most ${count(maxText)}`;
+  }
+  return undefined;
 }
 
 /** The choices of an enum property: values with their titles. */
@@ -51,34 +71,49 @@ function choicesOf(property: Property): Array<{ value: string; title: string }> 
   }));
 }
 
-function optionOf(choice: { value: string; title: string }) {
-  return { text: plain(choice.title, 75), value: clip(choice.value, 150) };
+/** A choice as Slack's option: its title (clipped for display only) and its place as the value. */
+function optionOf(choice: { title: string }, index: number) {
+  return { text: plain(choice.title, 75), value: String(index) };
 }
 
-/** One input's element, with the schema's default filled in. */
+/** The choice an option's value (its place) names, or undefined for one the form never offered. */
+const choiceAt = (choices: Array<{ value: string }>, value: string) =>
+  /^\d+$/.test(value) ? choices[Number(value)]?.value : undefined;
+
+/** A text default Slack can show, or why it is left out. */
+function textDefault(property: Property): { initial?: string; note?: string } {
+  if (typeof property.default !== 'string' || property.default === '') return {};
+  const limit = Math.min(property.maxLength ?? maxText, maxText);
+  if (property.default.length <= limit) return { initial: property.default };
+  return {
+    note: `The server suggests a text of ${count(property.default.length)} characters, more than this field takes (${count(limit)}): it is not shown here. Left empty, the server's suggestion is sent.`,
+  };
+}
+
+/** One input's element, with the schema's default filled in where Slack can show it. */
 function elementOf(property: Property) {
   const choices = choicesOf(property);
   const initial = property.default;
   if (choices && property.type === 'array') {
-    const options = choices.slice(0, maxOptions).map(optionOf);
-    const chosen = Array.isArray(initial)
-      ? options.filter((option) => initial.map(String).includes(option.value))
-      : [];
+    const wanted = Array.isArray(initial) ? initial.map(String) : [];
+    const chosen = choices.flatMap((choice, index) =>
+      wanted.includes(choice.value) ? [optionOf(choice, index)] : [],
+    );
     return {
       type: 'multi_static_select',
       action_id: 'value',
-      options,
+      options: choices.map(optionOf),
       ...(chosen.length ? { initial_options: chosen } : {}),
     };
   }
   if (choices) {
-    const options = choices.slice(0, maxOptions).map(optionOf);
-    const chosen = options.find((option) => option.value === String(initial));
+    const index = choices.findIndex((choice) => choice.value === String(initial));
+    const chosen = index === -1 ? undefined : choices[index];
     return {
       type: 'static_select',
       action_id: 'value',
-      options,
-      ...(chosen ? { initial_option: chosen } : {}),
+      options: choices.map(optionOf),
+      ...(chosen ? { initial_option: optionOf(chosen, index) } : {}),
     };
   }
   if (property.type === 'boolean') {
@@ -99,7 +134,7 @@ function elementOf(property: Property) {
       ...(property.maximum !== undefined ? { max_value: String(property.maximum) } : {}),
       ...(typeof initial === 'number' ? { initial_value: String(initial) } : {}),
     };
-  const text = typeof initial === 'string' ? initial : undefined;
+  const text = textDefault(property).initial;
   if (property.format === 'email')
     return { type: 'email_text_input', action_id: 'value', ...(text ? { initial_value: text } : {}) };
   if (property.format === 'uri')
@@ -113,10 +148,20 @@ function elementOf(property: Property) {
   return {
     type: 'plain_text_input',
     action_id: 'value',
-    ...(property.minLength !== undefined ? { min_length: Math.min(property.minLength, 3000) } : {}),
-    ...(property.maxLength !== undefined ? { max_length: Math.min(property.maxLength, 3000) } : {}),
+    ...(property.minLength !== undefined ? { min_length: property.minLength } : {}),
+    ...(property.maxLength !== undefined ? { max_length: Math.min(property.maxLength, maxText) } : {}),
     ...(text ? { initial_value: text } : {}),
   };
+}
+
+/** A field's hint: its description, then why its default is left out (that note is never clipped). */
+function hintOf(property: Property): { hint?: ReturnType<typeof plain> } {
+  const note = choicesOf(property) ? undefined : textDefault(property).note;
+  const description = property.description
+    ? clip(property.description, 2000 - (note ? note.length + 1 : 0))
+    : '';
+  const hint = [description, note].filter(Boolean).join('\n');
+  return hint ? { hint: plain(hint) } : {};
 }
 
 /** The modal's input blocks: one per property, labelled with its title, its description as a hint. */
@@ -126,7 +171,7 @@ export function formBlocks(schema: JsonSchema | undefined) {
     block_id: `p${index}`,
     optional: !required,
     label: plain(property.title ?? key),
-    ...(property.description ? { hint: plain(property.description) } : {}),
+    ...hintOf(property),
     element: elementOf(property),
   }));
 }
@@ -152,9 +197,19 @@ export function readForm(
       content[key] = (input.selected_options ?? []).length > 0;
       return;
     }
+    const choices = choicesOf(property);
     if (property.type === 'array') {
-      const chosen = (input.selected_options ?? []).map((option) => option.value);
-      if (chosen.length > 0 || required) content[key] = chosen;
+      const chosen = (input.selected_options ?? []).map((option) =>
+        choices ? choiceAt(choices, option.value) : option.value,
+      );
+      if (chosen.some((value) => value === undefined)) errors[block] = 'Choose among the options shown.';
+      else if (chosen.length > 0 || required) content[key] = chosen as string[];
+      return;
+    }
+    if (choices && input.selected_option) {
+      const value = choiceAt(choices, input.selected_option.value);
+      if (value === undefined) errors[block] = 'Choose among the options shown.';
+      else content[key] = value;
       return;
     }
     const raw = input.selected_option?.value ?? input.selected_date ?? input.value ?? '';

@@ -49,4 +49,29 @@ describe('a server’s question, as a hostile server might shape it', () => {
       content: { count: 3, label: 'hi' },
     });
   });
+
+  it('#43.18 a choice is sent as the server offered it, named by its place; a forged place is refused', () => {
+    const long = 'x'.repeat(200);
+    const schema = {
+      type: 'object',
+      properties: {
+        one: { type: 'string', enum: [`${long}1`, `${long}2`] },
+        many: { type: 'array', items: { enum: ['a', 'b'] } },
+      },
+    };
+    const [one] = formBlocks(schema);
+    expect(one?.element).toMatchObject({ options: [{ value: '0' }, { value: '1' }] });
+    expect(
+      readForm(schema, {
+        p0: { value: { selected_option: { value: '1' } } },
+        p1: { value: { selected_options: [{ value: '1' }, { value: '0' }] } },
+      }),
+    ).toEqual({ content: { one: `${long}2`, many: ['b', 'a'] } });
+    expect(readForm(schema, { p0: { value: { selected_option: { value: '2' } } } })).toEqual({
+      errors: { p0: 'Choose among the options shown.' },
+    });
+    expect(readForm(schema, { p1: { value: { selected_options: [{ value: 'b' }] } } })).toEqual({
+      errors: { p1: 'Choose among the options shown.' },
+    });
+  });
 });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ElicitationAnswer, ElicitationRequest, Logger } from '@ai-assistant/host-core';
 import type { App, types } from '@slack/bolt';
-import { escapeSlackText } from '../format/slack-text.js';
+import { clipEscaped, escapeSlackText } from '../format/slack-text.js';
+import { slackErrorCode } from './answer.js';
 import { type ButtonPress, tellPrivately } from './button-press.js';
-import { formBlocks, readForm } from './elicitation-form.js';
+import { formBlocks, formProblem, readForm } from './elicitation-form.js';
 
 type WebClient = App['client'];
 
@@ -31,7 +32,20 @@ interface Pending {
   channel: string;
   ts: string;
   client: WebClient;
-  settle: (answer: ElicitationAnswer, line: string) => void;
+  /** Answers the server (an error refuses its request, saying why), and replaces the question by `line`. */
+  settle: (answer: ElicitationAnswer | FormNotShown, line: string) => void;
+}
+
+/**
+ * A form Slack cannot show whole: the server's request is refused with JSON-RPC "Invalid params" (the
+ * SDK sends an error's numeric `code` and `message`), so the server learns why instead of a bare decline.
+ */
+export class FormNotShown extends Error {
+  readonly code = -32602;
+  constructor(reason: string) {
+    super(`the person could not be asked: ${reason}`);
+    this.name = 'FormNotShown';
+  }
 }
 
 /**
@@ -56,6 +70,20 @@ export class SlackElicitations {
     if (request.mode === 'url' && !url) {
       this.logger.warn({ server: request.server }, 'a URL elicitation without an https:// URL was declined');
       return { action: 'decline' };
+    }
+    // A form Slack cannot show whole is refused before anyone is asked: a cut form would send the
+    // server an answer without the fields the person never saw.
+    const problem = request.mode === 'url' ? undefined : formProblem(request.requestedSchema);
+    if (problem) {
+      this.logger.warn({ server: request.server, problem }, 'a form Slack cannot show was refused');
+      await client.chat
+        .postMessage({
+          channel: context.channel,
+          thread_ts: context.threadTs,
+          text: `📝 ${server} のフォームは Slack で全体を表示できないため断りました（${escapeSlackText(problem)}）。`,
+        })
+        .catch((error: unknown) => this.logger.warn({ error: String(error) }, 'could not say why'));
+      throw new FormNotShown(problem);
     }
     const first: types.Button = url
       ? {
@@ -102,14 +130,15 @@ export class SlackElicitations {
       ],
     });
     const ts = posted.ts as string;
-    return new Promise<ElicitationAnswer>((resolve) => {
+    return new Promise<ElicitationAnswer>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = () => settle({ action: 'cancel' }, `⌛ ${server} への回答は中断されました`);
-      const settle = (answer: ElicitationAnswer, line: string) => {
+      const settle = (answer: ElicitationAnswer | FormNotShown, line: string) => {
         if (!this.pending.delete(id)) return;
         clearTimeout(timer);
         context.signal?.removeEventListener('abort', onAbort);
-        resolve(answer);
+        if (answer instanceof FormNotShown) reject(answer);
+        else resolve(answer);
         void client.chat
           .update({ channel: context.channel, ts, text: line, blocks: [] })
           .catch((error: unknown) =>
@@ -144,25 +173,43 @@ export class SlackElicitations {
       return pending.settle({ action: 'decline' }, `⛔ <@${options.user}> が ${server} への回答を断りました`);
     if (options.action === elicitationActions.visit)
       return pending.settle({ action: 'accept' }, `🔗 <@${options.user}> が ${server} のページを開きました`);
-    await client.views.open({
-      trigger_id: options.triggerId,
-      view: {
-        type: 'modal',
-        callback_id: elicitationActions.modal,
-        private_metadata: options.id,
-        notify_on_close: true,
-        title: { type: 'plain_text', text: pending.request.server.slice(0, 24) || 'MCP' },
-        submit: { type: 'plain_text', text: '送信' },
-        close: { type: 'plain_text', text: 'キャンセル' },
-        blocks: [
-          {
-            type: 'section',
-            text: { type: 'mrkdwn', text: escapeSlackText(pending.request.message).slice(0, 3000) || ' ' },
-          },
-          ...formBlocks(pending.request.requestedSchema),
-        ],
-      },
-    });
+    // Slack may still refuse the form (a limit no schema check foresaw): the server is told, not left waiting.
+    await client.views
+      .open({
+        trigger_id: options.triggerId,
+        view: this.form(options.id, pending.request),
+      })
+      .catch(async (error: unknown) => {
+        const reason = `Slack refused the form (${slackErrorCode(error) ?? 'no reason given'})`;
+        this.logger.warn({ server: pending.request.server, reason }, 'a form could not be opened');
+        await tellPrivately(
+          client,
+          options,
+          `フォームを開けませんでした: ${escapeSlackText(reason)}`,
+          this.logger,
+        );
+        pending.settle(new FormNotShown(reason), `⚠️ ${server} のフォームを開けませんでした`);
+      });
+  }
+
+  /** The modal of a form question: the server's message, then its fields. */
+  private form(id: string, request: ElicitationRequest) {
+    return {
+      type: 'modal' as const,
+      callback_id: elicitationActions.modal,
+      private_metadata: id,
+      notify_on_close: true,
+      title: { type: 'plain_text' as const, text: request.server.slice(0, 24) || 'MCP' },
+      submit: { type: 'plain_text' as const, text: '送信' },
+      close: { type: 'plain_text' as const, text: 'キャンセル' },
+      blocks: [
+        {
+          type: 'section',
+          text: { type: 'mrkdwn', text: clipEscaped(escapeSlackText(request.message), 3000) || ' ' },
+        },
+        ...formBlocks(request.requestedSchema),
+      ],
+    } as unknown as types.ModalView;
   }
 
   /** The form was submitted: its values go to the server, or the errors back to the person. */

@@ -1,5 +1,5 @@
 import { type UsageLimits, type WorkspaceServerInput, workspaceLimitNames } from '@ai-assistant/host-core';
-import { escapeSlackText } from '../format/slack-text.js';
+import { clipEscaped, escapeSlackText } from '../format/slack-text.js';
 import { adminActions, type Block, limitLabels, option, serverFields, text } from './workspace-admin.js';
 
 const input = (block: string, label: string, element: Block, optional = false, hint?: string): Block => ({
@@ -12,8 +12,9 @@ const input = (block: string, label: string, element: Block, optional = false, h
 });
 
 /**
- * The add-a-server modal. `result`: what the last Test showed (its tools, or what to fix). Slack keeps
- * what was typed across an update when the blocks keep their ids.
+ * The add-a-server modal. `result`: what the last Test showed (its tools, or what to fix), as mrkdwn
+ * from `testedText` or `testFailedText`. Slack keeps what was typed across an update when the blocks
+ * keep their ids.
  */
 export function addServerModal(result?: string): Block {
   return {
@@ -83,7 +84,7 @@ export function addServerModal(result?: string): Block {
         elements: [{ type: 'button', action_id: adminActions.testServer, text: text('Test'), value: 'test' }],
       },
       ...(result
-        ? [{ type: 'section', block_id: 'result', text: { type: 'mrkdwn', text: result.slice(0, 3000) } }]
+        ? [{ type: 'section', block_id: 'result', text: { type: 'mrkdwn', text: clipEscaped(result, 3000) } }]
         : []),
     ],
   };
@@ -112,6 +113,12 @@ export function addedModal(name: string, tools: string[]): Block {
 
 /** A Test's result for the modal. */
 export const testedText = (tools: string[]) => `✓ Test passed: the server answered with ${toolList(tools)}.`;
+
+/**
+ * A failed Test for the modal. The problem may quote the server (its error text): escaped, so Slack shows
+ * it as written and parses no link, mention or `<!channel>` in it.
+ */
+export const testFailedText = (problem: string) => `✗ ${escapeSlackText(problem)}`;
 
 function toolList(tools: string[]): string {
   if (tools.length === 0) return 'no tools';

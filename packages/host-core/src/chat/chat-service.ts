@@ -6,6 +6,7 @@ import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 import { defaultSamplingLimits, type SamplingLimits, serverQuestions } from './server-questions.js';
 import { TurnTools } from './turn-tools.js';
+import { userQuestion, withAttached } from './user-question.js';
 
 /** What a turn used so far: model tokens (its own and its servers' completions) and tool calls. */
 type Tally = { inputTokens: number; outputTokens: number; toolCalls: number };
@@ -101,7 +102,8 @@ export class ChatService {
       const tally: Tally = { inputTokens: 0, outputTokens: 0, toolCalls: 0 };
       let result: RespondResult | undefined;
       try {
-        result = await this.turn({ ...input, ...(workspace ? { workspace } : {}) }, tally, asker);
+        const turnInput = { ...(await withAttached(input)), ...(workspace ? { workspace } : {}) };
+        result = await this.turn(turnInput, tally, asker);
         span.setAttributes({
           'ai_assistant.rounds': result.rounds,
           'ai_assistant.tool_calls': result.trace.length,
@@ -266,20 +268,6 @@ export class ChatService {
     );
     return finish(final.content, trace, rounds, true);
   }
-}
-
-/**
- * The question as the model reads it: with the images the person attached when the model reads
- * images, else with a line saying they are there and unseen (so the model does not pretend).
- */
-function userQuestion(input: RespondInput, readsImages: boolean): Message {
-  const images = input.userImages ?? [];
-  if (images.length === 0) return { role: 'user', content: input.userMessage };
-  if (readsImages) return { role: 'user', content: input.userMessage, images };
-  return {
-    role: 'user',
-    content: `${input.userMessage}\n\n[${images.length} image(s) attached, which this model cannot see. If the question needs them, say so.]`,
-  };
 }
 
 /** A turn the budgets or the rate refused: their words are the answer; the model was not called. */

@@ -93,6 +93,11 @@ export interface RespondInput {
   /** Images the person attached to the question (sent to a model that reads images, else named). */
   userImages?: ImageContent[];
   /**
+   * What the person attached, read only once the turn is admitted (budgets and the rate first): its
+   * text follows `userMessage`, its images join `userImages`. A refused turn never reads it.
+   */
+  attached?: () => Promise<{ text?: string; images?: ImageContent[] }>;
+  /**
    * What `auto_context_tool`s look up (default: `userMessage`). A turn filled from a server's prompt
    * passes the prompt's arguments: its text already carries what the prompt wants, and is no query.
    */

@@ -24,6 +24,7 @@ import {
   limitsOf,
   serverInputOf,
   testedText,
+  testFailedText,
 } from '../../slack/workspace-admin-modals.js';
 import { type AppHomeDependencies, publish } from '../events/app-home.js';
 
@@ -98,7 +99,7 @@ function onTest(dependencies: AppHomeDependencies) {
       const { input, token } = serverInputOf((view.state?.values ?? {}) as StateValues);
       const result = await dependencies.people.testServer(person, input, token).then(
         ({ tools }) => testedText(tools),
-        (error: unknown) => `✗ ${problemOf(error)}`,
+        (error: unknown) => testFailedText(problemOf(error)),
       );
       await client.views.update({
         view_id: view.id,
