@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
-import { memoryUsageStore, UsageGate } from '../src/usage.js';
+import { UsageGate } from '../src/usage.js';
+import { memoryUsageStore } from '../src/usage-store.js';
 import { ScriptedProvider } from './scripted-provider.js';
 
 const person = { workspace: 'T1', user: 'U1' };
