@@ -54,6 +54,34 @@ describe('App Home', () => {
     expect(admin).toContain('Latest audit entries');
   }, 30_000);
 
+  it('a server the config turns off offers no switch; an OAuth server without PUBLIC_URL offers no Connect, and says why', async () => {
+    harness = await startHarness({
+      store: true,
+      servers: {
+        archive: { command: process.execPath, args: ['-e', ''], disabled: true },
+        tickets: { url: 'https://tickets.example/mcp', oauth: true },
+      },
+    });
+    const running = harness;
+    running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
+    await openHome(running, 'U_ADMIN');
+    const view = JSON.parse((await waitFor(() => published(running, 'U_ADMIN'))) as string) as {
+      blocks: Array<{ type: string; block_id?: string; text?: { text: string } }>;
+    };
+    const section = (name: string) =>
+      view.blocks.find((block) => block.type === 'section' && block.text?.text.startsWith(`*${name}*`))?.text
+        ?.text;
+    const actions = (name: string) => view.blocks.find((block) => block.block_id === `server:${name}`);
+    expect(section('archive')).toContain('turned off in the operator’s config');
+    expect(actions('archive')).toBeUndefined();
+    expect(section('tickets')).toContain(
+      'you: cannot connect here (OAuth sign-in needs the bot’s PUBLIC_URL',
+    );
+    expect(JSON.stringify(actions('tickets'))).not.toContain(homeActions.connect);
+    // The operator's servers the config runs keep their switches.
+    expect(JSON.stringify(actions('weather'))).toContain(homeActions.disable);
+  }, 30_000);
+
   it('a member’s forged Disable is refused (checked with users.info on the press); an admin’s works and is audited', async () => {
     harness = await startHarness({ store: true });
     const running = harness;

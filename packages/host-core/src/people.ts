@@ -53,6 +53,11 @@ export class People {
     return this.store !== undefined;
   }
 
+  /** Whether a person can sign in to a server with OAuth here (the app's redirect URL and a store). */
+  get oauthReady(): boolean {
+    return this.store !== undefined && this.host?.oauth !== undefined;
+  }
+
   /**
    * The person's view of MCP for one turn, slash command or pane: their workspace's enabled servers,
    * their own credentials and connections. Undefined when MCP is off. `conversations`: what the app

@@ -24,6 +24,8 @@ export interface HomeContent {
   limits?: UsageLimits;
   /** The operator's budgets, the most admins may set (admins only). */
   ceiling?: UsageLimits;
+  /** Servers with OAuth sign-in can be connected here (the bot has `PUBLIC_URL` and a store). */
+  oauthReady?: boolean;
 }
 
 type Block = Record<string, unknown>;
@@ -37,32 +39,38 @@ const button = (text: string, actionId: string, value: string, style?: 'primary'
 });
 
 /** One server: its state and tools, whether the person is connected, and the buttons they may press. */
-function serverBlocks(server: WorkspaceServer, admin: boolean): Block[] {
+function serverBlocks(server: WorkspaceServer, admin: boolean, oauthReady: boolean): Block[] {
   const name = escapeSlackText(server.name);
   const state = serverStateText(server);
+  // The operator's config turned it off: nothing here can turn it on, so nothing is offered.
+  const offInConfig = server.state === 'disabled' && !server.added;
+  // An OAuth sign-in needs the bot's public address: without it, Connect would only fail.
+  const cannotSignIn = server.oauth === true && !oauthReady;
   const yours = server.personalCredential
     ? server.connected
       ? `you: connected${server.oauth ? ' with OAuth' : ''} ✓${server.connectedSince ? ` since ${server.connectedSince.toISOString().slice(0, 10)}` : ''}`
-      : 'you: not connected'
+      : cannotSignIn
+        ? 'you: cannot connect here (OAuth sign-in needs the bot’s PUBLIC_URL: ask the operator)'
+        : 'you: not connected'
     : '';
   const added = server.added
     ? `added by <@${server.added.by.replace(/[^A-Z0-9]/gi, '')}> on ${server.added.at.slice(0, 10)} · ${escapeSlackText(new URL(server.added.url).host)}`
     : '';
   const lines = [
-    `*${name}* (${server.transport})${server.enabled ? '' : ' — _disabled in this workspace_'}`,
+    `*${name}* (${server.transport})${offInConfig ? ' — _turned off in the operator’s config_' : server.enabled ? '' : ' — _disabled in this workspace_'}`,
     [state, yours].filter(Boolean).join(' · '),
     added,
     server.description ? escapeSlackText(server.description).slice(0, 300) : '',
   ].filter(Boolean);
   const buttons = [
-    ...(server.personalCredential && server.enabled
+    ...(server.personalCredential && server.enabled && !offInConfig && (server.connected || !cannotSignIn)
       ? [
           server.connected
             ? button(`Disconnect ${server.name}`, homeActions.disconnect, server.name)
             : button(`Connect ${server.name}`, homeActions.connect, server.name, 'primary'),
         ]
       : []),
-    ...(admin
+    ...(admin && !offInConfig
       ? [
           server.enabled
             ? button(`Disable ${server.name}`, homeActions.disable, server.name, 'danger')
@@ -124,7 +132,8 @@ export function homeView(content: HomeContent) {
       type: 'section',
       text: { type: 'mrkdwn', text: 'No MCP server is enabled for this workspace.' },
     });
-  for (const server of servers) blocks.push(...serverBlocks(server, content.admin));
+  for (const server of servers)
+    blocks.push(...serverBlocks(server, content.admin, content.oauthReady ?? true));
   if (content.admin && content.audit) {
     blocks.push(
       { type: 'divider' },

@@ -45,6 +45,7 @@ export async function publish(client: WebClient, person: PersonRef, dependencies
       ...(audit ? { audit } : {}),
       ...(limits ? { limits } : {}),
       ...(admin ? { ceiling: dependencies.people.limitCeiling() } : {}),
+      oauthReady: dependencies.people.oauthReady,
     }),
   } as unknown as Parameters<WebClient['views']['publish']>[0]);
 }
