@@ -102,7 +102,7 @@ describe('pnpm audit-export', () => {
     });
     await store.close();
   }, 60_000);
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 }));
 
   it('writes JSON lines since a date, and CSV with quoted cells', async () => {
     const lines = (await exportAudit('--since', '2026-11-01', '--workspace', 'T1')).stdout.trim().split('\n');

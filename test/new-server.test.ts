@@ -36,7 +36,7 @@ function contributingSteps(): string[] {
 
 describe('pnpm new-server', () => {
   const copy = mkdtempSync(join(tmpdir(), 'new-server-'));
-  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+  afterAll(() => rmSync(copy, { recursive: true, force: true, maxRetries: 5 }));
 
   it('scaffolds a server that builds, passes its own test, lint and the separation rule, listed disabled', () => {
     // A copy of the repository's tracked files, so the real tree is never touched.

@@ -45,7 +45,7 @@ describe('packaging: the published tarballs work on their own', () => {
       tarballs.set(workspace.name, packWorkspace(repoRoot, workspace, join(scratch, 'tarballs')));
     }
   }, 120_000);
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true, maxRetries: 5 }));
 
   it('publishes the five packages, each with LICENSE, README, repository and its bin/exports files', () => {
     expect([...tarballs.keys()].sort()).toEqual([

@@ -57,7 +57,7 @@ describe('the release plan', () => {
       const unasked = plan.releases.filter((release) => release.type === 'major' && !asked.has(release.name));
       expect(unasked.map((release) => `${release.name} → ${release.newVersion}`)).toEqual([]);
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });

@@ -15,7 +15,7 @@ describe('separation rule: mcp_servers/* talk to the host through MCP only', () 
 
   describe('the checker itself', () => {
     let scratch: string;
-    afterEach(() => rmSync(scratch, { recursive: true, force: true }));
+    afterEach(() => rmSync(scratch, { recursive: true, force: true, maxRetries: 5 }));
 
     function serverWith(files: Record<string, string>): string {
       scratch = mkdtempSync(join(tmpdir(), 'separation-'));

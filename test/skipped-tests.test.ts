@@ -18,7 +18,7 @@ describe('no test is skipped', () => {
   describe('the checker itself', () => {
     let scratch: string | undefined;
     afterEach(() => {
-      if (scratch) rmSync(scratch, { recursive: true, force: true });
+      if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
       scratch = undefined;
     });
 

@@ -141,7 +141,7 @@ describe("a signal to the README's command", () => {
       } finally {
         for (const pid of app.filter(alive)) process.kill(pid, 'SIGKILL');
         if (run.child.exitCode === null) run.child.kill('SIGKILL');
-        rmSync(dataDir, { recursive: true, force: true });
+        rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
       }
     }, 300_000);
 });

@@ -7,7 +7,7 @@ import { clearReports, summarize } from '../scripts/lib/test-summary.mjs';
 
 const roots: string[] = [];
 afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
 });
 
 function repository(workspaces: Record<string, object | undefined>): string {

@@ -124,7 +124,7 @@ describe('terminal chat with the real weather server', () => {
       );
       expect(overlaid.code).toBe(0);
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 
@@ -144,7 +144,7 @@ describe('terminal chat with the real weather server', () => {
         await store.close();
       }
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 
@@ -194,7 +194,7 @@ describe('terminal chat with the real weather server', () => {
       }
     } finally {
       withRecords.remove();
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 
@@ -265,7 +265,7 @@ describe('terminal chat with the real weather server', () => {
       expect(result.stderr).toMatch(/🔎 kb › search_knowledge\(\{"query":"how to roll back"\}\)/);
       expect(result.stderr).toMatch(/✓ kb › search_knowledge \d+ ms/);
     } finally {
-      rmSync(docs, { recursive: true, force: true });
+      rmSync(docs, { recursive: true, force: true, maxRetries: 5 });
       rmSync(configPath, { force: true });
     }
   });
@@ -297,7 +297,7 @@ describe('terminal chat: tools that change things wait for a yes', () => {
   });
   afterAll(async () => {
     await Promise.all([llm?.close(), api?.close()]);
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
   });
   const posts = () => api.received.filter((request) => request.method === 'POST').length;
 
@@ -369,7 +369,7 @@ describe('a server’s questions at the prompt (server-everything from npm)', ()
   });
   afterAll(async () => {
     await llm?.close();
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('the form is asked field by field, defaults in brackets; the server gets the answers', async () => {

@@ -53,7 +53,7 @@ describe('terminal chat: /connect, /disconnect, /servers with the store', () => 
     await Promise.all([jma.close(), llm.close()]);
     tickets.close();
     config.remove();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('the local user connects with hidden input, is then asked as themselves, and the token stays out of the output', async () => {

@@ -63,7 +63,7 @@ await fetch(back);
   afterAll(async () => {
     await Promise.all([jma.close(), llm.close(), server.close(), as.close()]);
     config.remove();
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('/connect prints the link, a browser signs in, the chat connects; the next question reaches the server as alice; /disconnect revokes', async () => {

@@ -46,7 +46,7 @@ describe('terminal chat: a person’s own connection that fails when it opens', 
     await Promise.all([jma.close(), llm.close()]);
     tickets.close();
     config.remove();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('#43.25 /servers shows the connection failed, with the reason', async () => {

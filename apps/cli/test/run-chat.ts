@@ -25,7 +25,7 @@ export function run(args: string[], env: Record<string, string>, input?: string)
     const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
     child.on('close', (code) => {
       clearTimeout(timer);
-      rmSync(workdir, { recursive: true, force: true });
+      rmSync(workdir, { recursive: true, force: true, maxRetries: 5 });
       resolvePromise({ code, stdout, stderr });
     });
     if (input !== undefined) child.stdin.end(input);

@@ -152,7 +152,7 @@ async function eventually(what: string, check: () => Promise<boolean>, ms = 15_0
     }, 120_000);
     afterAll(async () => {
       await cluster?.close();
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }, 60_000);
 
     it('asked by replica A, pressed on replica B: the tool runs once, and A answers', async () => {

@@ -48,7 +48,7 @@ describe('conversation history and summaries from the store (issue 31)', () => {
   }, 60_000);
   afterAll(async () => {
     await harness?.close();
-    rmSync(docs, { recursive: true, force: true });
+    rmSync(docs, { recursive: true, force: true, maxRetries: 5 });
   });
 
   /** Mentions the bot and waits for its final answer in that thread. */

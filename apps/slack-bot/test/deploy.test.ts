@@ -71,7 +71,7 @@ describe('the deploy folder (what the Docker image contains)', () => {
     // Moved elsewhere, as `COPY --from=build` does: nothing may point back into the repository.
     const app = join(scratch, 'moved', 'app');
     cpSync(join(scratch, 'built'), app, { recursive: true, verbatimSymlinks: true });
-    rmSync(join(scratch, 'built'), { recursive: true, force: true });
+    rmSync(join(scratch, 'built'), { recursive: true, force: true, maxRetries: 5 });
     expect(existsSync(join(app, 'stale.txt'))).toBe(false);
     expect(existsSync(join(app, '.ai-assistant-deploy'))).toBe(true);
     expect(existsSync(join(app, 'mcp_servers', 'weather', 'dist', 'index.js'))).toBe(true);

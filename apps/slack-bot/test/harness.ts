@@ -136,7 +136,7 @@ export async function startHarness(
       await bot.stop(2000);
       await people.close();
       await store?.close();
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
       await Promise.all([slack.close(), llm.close(), jma.close()]);
       config.remove();
     },

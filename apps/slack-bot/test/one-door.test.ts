@@ -47,7 +47,7 @@ describe('one door: a server the workspace disabled is reached by no path (issue
   }, 60_000);
   afterAll(async () => {
     await harness?.close();
-    rmSync(docs, { recursive: true, force: true });
+    rmSync(docs, { recursive: true, force: true, maxRetries: 5 });
   });
 
   const command = async (text: string, user: string) => {

@@ -63,7 +63,7 @@ describe('the built app as a process', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       await Promise.all([slack.close(), llm.close(), jma.close()]);
       config.remove();
-      rmSync(workdir, { recursive: true, force: true });
+      rmSync(workdir, { recursive: true, force: true, maxRetries: 5 });
     }
   }, 40_000);
 });

@@ -22,7 +22,7 @@ describe('/assistant slash command', () => {
   }, 30_000);
   afterAll(async () => {
     await harness?.close();
-    rmSync(docs, { recursive: true, force: true });
+    rmSync(docs, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('/assistant prompts lists the servers’ prompts privately', async () => {

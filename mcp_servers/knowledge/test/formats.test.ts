@@ -62,7 +62,7 @@ describe('knowledge server: PDF, DOCX and HTML files beside Markdown', () => {
   }, 60_000);
   afterAll(async () => {
     await client?.close();
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
   });
 
   const search = async (query: string) =>

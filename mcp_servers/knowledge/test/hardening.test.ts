@@ -49,8 +49,8 @@ describe('hardening 2: the server reads only regular files inside its folder', (
   }, 20_000);
   afterAll(async () => {
     await client?.close();
-    rmSync(folder, { recursive: true, force: true });
-    rmSync(outside, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
+    rmSync(outside, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('indexes neither /etc/passwd, /proc/self/environ, a file or folder outside, a FIFO nor a file over 2 MB', async () => {
@@ -114,7 +114,7 @@ describe('hardening 9: a rebuild never blocks searches', () => {
       expect(answeredDuringRebuild.filter(Boolean).length).toBeGreaterThan(0);
       expect(knowledge.stats().passages).toBeGreaterThanOrEqual(2000);
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });
@@ -142,7 +142,7 @@ describe('hardening 3: a file swapped between the check and the open is not read
       for (const entry of skipped)
         expect(entry.reason).toMatch(/cannot be read \(ELOOP\)|changed while the folder was read/);
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });

@@ -86,8 +86,8 @@ describe('knowledge server: hybrid search through an OpenAI-compatible embedding
   });
   afterAll(async () => {
     await new Promise<void>((done) => endpoint.close(() => done()));
-    rmSync(folder, { recursive: true, force: true });
-    rmSync(cacheDir, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
+    rmSync(cacheDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   async function start(env: Record<string, string>) {
@@ -226,7 +226,7 @@ describe('knowledge server: hybrid search through an OpenAI-compatible embedding
         const hits = await knowledge.hybridSearch('expense receipts');
         expect(hits[0]).toMatchObject({ documentId: 'expenses.md', matched: 'lexical' });
       } finally {
-        rmSync(cache, { recursive: true, force: true });
+        rmSync(cache, { recursive: true, force: true, maxRetries: 5 });
       }
     }
   });

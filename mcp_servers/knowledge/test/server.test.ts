@@ -47,7 +47,7 @@ describe('knowledge server over stdio', () => {
   });
   afterAll(async () => {
     await client?.close();
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('finds the right passages in Japanese and in English, with structured results', async () => {

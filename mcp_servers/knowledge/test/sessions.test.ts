@@ -25,7 +25,7 @@ describe('hardening 8: HTTP sessions end', () => {
     knowledge = new KnowledgeBase(folder, quiet);
     await knowledge.rebuild();
   });
-  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  afterAll(() => rmSync(folder, { recursive: true, force: true, maxRetries: 5 }));
 
   /** The knowledge server over HTTP in this process, with its per-session MCP servers. */
   async function serve(limits: { maxSessions?: number; sessionIdleMs?: number; now?: () => number } = {}) {

@@ -36,7 +36,7 @@ describe('addresses a workspace’s server may not reach', () => {
   afterAll(async () => {
     remote?.close();
     await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   const start = async () =>

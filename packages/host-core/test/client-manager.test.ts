@@ -295,7 +295,7 @@ describe('McpClientManager against real processes', () => {
       expect([isAlive(pids.wrapper), isAlive(pids.server)]).toEqual([false, false]);
       expect(mcp.status()[0]?.state).toBe('closed');
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });
@@ -370,7 +370,7 @@ describe('configuration lifecycle', () => {
       await second.connect((await loadMcpConfig(path)) ?? []);
       expect(second.listTools().map((tool) => tool.name)).toEqual(['mcp__beta__echo']);
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 
@@ -407,7 +407,7 @@ describe('configuration lifecycle', () => {
         expect.stringContaining('no server config file'),
       ]);
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });

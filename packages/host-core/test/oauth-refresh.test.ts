@@ -46,7 +46,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await store?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** The store's OAuth part, as the apps build it: grants are credentials, claims are event claims. */

@@ -42,7 +42,7 @@ describe('a tool that needs more access than the person granted', () => {
     await server?.close();
     await as?.close();
     await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('#43.15 a 403 insufficient_scope tells the model and the person that more permission is needed; Connect asks for it', async () => {

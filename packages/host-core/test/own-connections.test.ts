@@ -26,7 +26,7 @@ describe('a person’s own connection that fails when it opens', () => {
   afterAll(async () => {
     tickets?.close();
     await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('#43.25 the view reports it as failed with the reason, and People.servers shows it failed', async () => {

@@ -23,7 +23,7 @@ describe('People: the one service both apps use', () => {
   afterEach(() => pool.closeAll());
   afterAll(async () => {
     await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   /** A People over a fresh manager: one per-person echo server and one shared. */

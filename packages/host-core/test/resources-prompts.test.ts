@@ -30,7 +30,7 @@ beforeAll(() => {
     '# 経費精算\n\n## 締め日\n経費精算の締め日は毎月25日です。領収書を添付してください。\n',
   );
 });
-afterAll(() => rmSync(docs, { recursive: true, force: true }));
+afterAll(() => rmSync(docs, { recursive: true, force: true, maxRetries: 5 }));
 const knowledge = (extra = {}) => nodeServer('kb', knowledgeEntry, ['--docs', docs], { ...extra });
 
 describe('resources and prompts through McpClientManager', () => {

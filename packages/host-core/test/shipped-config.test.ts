@@ -110,7 +110,7 @@ describe('the example local config (config/mcp_servers.local.example.json)', () 
         ['web', 'stdio', false],
       ]);
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });

@@ -16,7 +16,7 @@ describe('the start-up limit', () => {
   it('is per entry (startup_timeout_ms), and a server started by npx is told why it may be slow and what to do', async () => {
     // A stand-in for `npx -y some-server` still downloading: a process named npx that never answers.
     const folder = mkdtempSync(join(tmpdir(), 'startup-'));
-    cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
+    cleanups.push(() => rmSync(folder, { recursive: true, force: true, maxRetries: 5 }));
     const npx = join(folder, 'npx');
     writeFileSync(npx, `#!${process.execPath}\nsetInterval(() => {}, 1000);\n`);
     chmodSync(npx, 0o755);

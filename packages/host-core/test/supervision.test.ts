@@ -25,7 +25,7 @@ function scratch(): string {
 }
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((created) => created.close()));
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
   expect(childProcesses()).toEqual([]);
 });
 

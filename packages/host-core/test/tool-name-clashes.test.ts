@@ -42,7 +42,7 @@ describe('tool names of servers whose names read alike', () => {
   afterAll(async () => {
     for (const server of servers) server.close();
     await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('#43.20 the operator’s ops/_notify and a workspace’s ops_/notify get distinct names, and each runs its own', async () => {

@@ -104,7 +104,7 @@ describe('#43.12 budgets that hold', () => {
   afterEach(() => pool.closeAll());
   afterAll(async () => {
     await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
   const today = () => new Date().toISOString().slice(0, 10);
   const spent = async (user: string) => {

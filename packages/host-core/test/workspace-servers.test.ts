@@ -46,7 +46,7 @@ describe('servers a workspace adds', () => {
   afterAll(async () => {
     remote?.close();
     await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   const start = async (allow = '') => {
@@ -466,7 +466,7 @@ describe('a workspace’s server where each person signs in with OAuth', () => {
     await server?.close();
     await as?.close();
     await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   const start = async (allow: string) => {

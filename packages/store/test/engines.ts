@@ -34,7 +34,7 @@ export function onBothEngines(title: string, body: (fixture: EngineFixture) => v
   describe(`${title} on PGlite`, () => {
     afterAll(async () => {
       await closeAll();
-      for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+      for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     });
     body({
       engine: 'pglite',

@@ -10,7 +10,7 @@ const run = promisify(execFile);
 const script = join(import.meta.dirname, '..', 'dist', 'rotate-key.js');
 const folders: string[] = [];
 afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
 });
 
 it('rotate-key (embedded key file): a new key, everything re-encrypted, the old key gone', async () => {

@@ -22,7 +22,7 @@ it('an unreachable DATABASE_URL is a start-up error that says so, without the pa
 describe('the embedded store is one process’s', () => {
   const folders: string[] = [];
   afterEach(() => {
-    for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+    for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
   });
   const dataDir = () => {
     const folder = mkdtempSync(join(tmpdir(), 'store-lock-'));

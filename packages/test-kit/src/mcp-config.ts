@@ -31,5 +31,5 @@ export function writeMcpConfig(
       },
     }),
   );
-  return { path, remove: () => rmSync(folder, { recursive: true, force: true }) };
+  return { path, remove: () => rmSync(folder, { recursive: true, force: true, maxRetries: 5 }) };
 }

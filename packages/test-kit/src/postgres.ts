@@ -75,7 +75,7 @@ export async function startPostgres(): Promise<TestPostgres | undefined> {
     const log = existsSync(join(folder, 'server.log'))
       ? readFileSync(join(folder, 'server.log'), 'utf8')
       : '';
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     const output = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
     throw new Error(`PostgreSQL did not start: ${String(error)}\n${output}\n${log}`);
   }
@@ -94,7 +94,7 @@ export async function startPostgres(): Promise<TestPostgres | undefined> {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
-        rmSync(folder, { recursive: true, force: true });
+        rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
       }
     },
   };

@@ -225,7 +225,7 @@ describe('MCP server configuration', () => {
         `${join(folder, 'mcp_servers.json')} (with ${join(folder, 'mcp_servers.local.json')})`,
       );
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 
@@ -264,7 +264,7 @@ describe('MCP server configuration', () => {
         WEB_ALLOW_HOSTS: '127.0.0.1',
       });
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 
