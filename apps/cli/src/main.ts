@@ -18,7 +18,7 @@ import {
   startPeople,
   wholeNumber,
 } from '@ai-assistant/host-core';
-import { createProviderFromEnv, ProviderConfigError } from '@ai-assistant/llm-providers';
+import { createProviderFromEnv, defaultModels, ProviderConfigError } from '@ai-assistant/llm-providers';
 import { pino } from 'pino';
 import { approvalAnswer, approvalSummary } from './approval.js';
 import { checkConfig } from './check-config.js';
@@ -91,6 +91,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   }
   const store = new LocalStore(env, logger);
   let people: People | undefined;
+  // What host://settings shows: the model and the loop's limits (never a secret).
+  let chatSettings = (): Record<string, unknown> => ({});
+  const model = setupError
+    ? 'none configured'
+    : env.LLM_MODEL?.trim() || defaultModels[provider.name as keyof typeof defaultModels];
   try {
     people = await startPeople({
       env,
@@ -98,6 +103,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       redactor,
       store,
       audit: store.audit,
+      appSettings: () => ({ model, ...chatSettings() }),
       connectHint: connectCommand,
       // MCP servers with OAuth: the browser comes back to this machine's loopback (RFC 8252).
       oauth: { redirectUrl: loopbackRedirect(env).url, clientName: 'ai-assistant (terminal)' },
@@ -112,6 +118,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       maxToolCallsPerRound,
       audit: store.audit,
     });
+    chatSettings = () => chat.settings();
     const onEvent = (event: ChatEvent) => {
       const line = describeEvent(event);
       if (line) note(line);

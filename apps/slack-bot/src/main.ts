@@ -9,7 +9,7 @@ import {
   Redactor,
   startPeople,
 } from '@ai-assistant/host-core';
-import { createProviderFromEnv, ProviderConfigError } from '@ai-assistant/llm-providers';
+import { createProviderFromEnv, defaultModels, ProviderConfigError } from '@ai-assistant/llm-providers';
 import { openStoreFromEnvironment, type Store, StoreStartError, storeSecrets } from '@ai-assistant/store';
 import { createSlackBot, type SlackBot } from './app.js';
 import { BotConfigError, readBotConfig } from './config.js';
@@ -56,12 +56,24 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     store = await openStoreFromEnvironment(env, logger, { poolSize: config.maxConcurrent + 4 });
     const provider = createProviderFromEnv(env, { logger, redact: (text) => redactor.redact(text) });
     const hooks = operatorHooks(store, env);
+    // What host://settings shows people: the model, the loop's limits and the answer's (never a secret).
+    let chatSettings = (): Record<string, unknown> => ({});
+    const model = env.LLM_MODEL?.trim() || defaultModels[provider.name as keyof typeof defaultModels];
     people = await startPeople({
       env,
       logger,
       redactor,
       store,
       connectHint: connectCommand,
+      appSettings: () => ({
+        model,
+        ...chatSettings(),
+        answerTimeoutMs: config.answerTimeoutMs,
+        approvalTimeoutMs: config.approvalTimeoutMs,
+        streaming: config.streaming,
+        threadHistoryLimit: config.historyLimit,
+        conversationRetentionDays: config.conversationRetentionDays,
+      }),
       ...hooks.people,
       ...oauthOptions(config.publicUrl),
     });
@@ -75,6 +87,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       maxToolCallsPerRound: config.maxToolCallsPerRound,
       ...hooks.chat,
     });
+    chatSettings = () => chat.settings();
     if (store) pruning = pruneAuditDaily(store, auditRetentionDays(env), logger);
     bot = createSlackBot({ config, chat, people, store, logger, onToken: (token) => redactor.pin([token]) });
     // From here a signal shuts down cleanly, also while Slack is still being reached (start may retry

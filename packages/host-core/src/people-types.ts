@@ -125,4 +125,9 @@ export interface PeopleOptions {
    * budgets a workspace's admins set, who may lower them, never lift them.
    */
   usageLimits?: UsageLimits;
+  /**
+   * The app's settings as people may read them (model, loop limits; never a secret): each view then
+   * offers `host://settings`, with the workspace's budgets and the person's servers added.
+   */
+  appSettings?: () => Record<string, unknown>;
 }

@@ -92,7 +92,15 @@ export class People {
       ...(workspaceServers.length > 0 ? { workspaceServers } : {}),
       ...(this.options.connectHint ? { connectHint: this.options.connectHint } : {}),
       ...(turn.conversations ? { conversations: turn.conversations } : {}),
+      ...(this.options.appSettings ? { appSettings: () => this.settingsOf(person.workspace) } : {}),
     });
+  }
+
+  /** What `host://settings` shows of the app and the workspace: the app's settings and the budgets that apply. */
+  private async settingsOf(workspace: string): Promise<Record<string, unknown>> {
+    const ceiling = this.limitCeiling();
+    const own = await this.limits(workspace);
+    return { ...this.options.appSettings?.(), budgets: { operator: ceiling, workspace: own } };
   }
 
   /** Every configured server as the operator sees it (state, tools, why it failed): /healthz, checks. */

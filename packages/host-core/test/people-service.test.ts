@@ -41,6 +41,36 @@ describe('People: the one service both apps use', () => {
     return view?.listTools().map((tool) => tool.name) ?? [];
   };
 
+  it('host://settings: the app’s settings, the budgets that apply and the person’s servers, never a secret', async () => {
+    const manager = await pool.connect([
+      nodeServer('echo', echoServer, [], { env: { ECHO_TOKEN: 'secret-setting-0001' } }),
+    ]);
+    const people = new People(manager, store, {
+      usageLimits: { tokensPerPersonDay: 5000 },
+      appSettings: () => ({ model: 'gpt-test', toolRoundsPerAnswer: 10 }),
+    });
+    await store.workspaces.setLimits('T1', { tokensPerPersonDay: 800 });
+    const view = await people.viewFor(alice);
+    expect(view?.listResources().map((entry) => `${entry.server} ${entry.uri}`)).toContain(
+      'host host://settings',
+    );
+    const read = await view?.readResource('host', 'host://settings');
+    const settings = JSON.parse(read?.text ?? '{}');
+    expect(settings).toMatchObject({
+      model: 'gpt-test',
+      toolRoundsPerAnswer: 10,
+      budgets: { operator: { tokensPerPersonDay: 5000 }, workspace: { tokensPerPersonDay: 800 } },
+      servers: [{ name: 'echo', transport: 'stdio', tools: expect.any(Number) }],
+    });
+    expect(settings.servers[0].tools).toBe(
+      view?.listTools().filter((tool) => tool.name.startsWith('mcp__echo__')).length,
+    );
+    expect(read?.text).not.toContain('secret-setting-0001');
+    // Without the app's settings, no such resource.
+    const plain = await new People(manager, store).viewFor(alice);
+    expect(plain?.listResources().some((entry) => entry.uri === 'host://settings')).toBe(false);
+  });
+
   it('connect opens a view with the person’s own server; disconnect closes their connection at once', async () => {
     const { manager, people } = await start();
     expect(await turn(people, alice)).not.toContain('mcp__mine__echo');

@@ -87,6 +87,17 @@ export class ChatService {
     this.now = options.now ?? (() => new Date());
   }
 
+  /** The loop's settings as people may read them (the host's `host://settings`): nothing secret. */
+  settings(): Record<string, unknown> {
+    return {
+      provider: this.provider.name,
+      toolRoundsPerAnswer: this.maxIterations,
+      toolCallsPerRound: this.maxToolCallsPerRound,
+      ...(this.toolTimeoutMs ? { toolCallTimeoutMs: this.toolTimeoutMs } : {}),
+      sampling: this.samplingLimits,
+    };
+  }
+
   /** Answers one user message; rejects with {@link CancelledError} when `signal` aborts. */
   respond(input: RespondInput): Promise<RespondResult> {
     const started = performance.now();

@@ -181,6 +181,16 @@ export async function summaryOf(source: ConversationSource, ref: string | undefi
   };
 }
 
+/** The host's settings resource: the app's settings (models, limits, budgets) and the view's servers. */
+export const settingsResource: ResourceEntry = {
+  server: hostServerName,
+  uri: 'host://settings',
+  name: 'settings',
+  description:
+    'How this assistant is set up for you: its model, its limits and budgets, your servers (no secrets)',
+  mimeType: 'application/json',
+};
+
 /** The host's conversation resource: counts only, never text. */
 export const conversationResource: ResourceEntry = {
   server: hostServerName,

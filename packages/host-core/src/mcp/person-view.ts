@@ -9,6 +9,7 @@ import {
   conversationNames,
   conversationResource,
   countsText,
+  settingsResource,
   summaryOf,
   summaryPrompt,
 } from './conversation-tools.js';
@@ -76,7 +77,29 @@ export class PersonView implements McpView {
 
   listResources(): ResourceEntry[] {
     const shared = this.source.shared.listResources().filter((entry) => this.enabled(entry.server));
-    return this.person.conversations ? [...shared, conversationResource] : shared;
+    return [
+      ...shared,
+      ...(this.person.conversations ? [conversationResource] : []),
+      ...(this.person.appSettings ? [settingsResource] : []),
+    ];
+  }
+
+  /** `host://settings`: the app's settings, and this view's servers with their transport and tools offered. */
+  private async settingsText(appSettings: () => Promise<Record<string, unknown>>): Promise<string> {
+    const tools = new Map<string, number>();
+    for (const tool of this.listTools()) {
+      const server = this.resolveTool(tool.name)?.server;
+      if (server) tools.set(server, (tools.get(server) ?? 0) + 1);
+    }
+    const servers = [...this.byName.values()]
+      .filter((config) => !config.disabled && this.enabled(config.name))
+      .map((config) => ({
+        name: config.name,
+        transport: config.transport,
+        tools: tools.get(config.name) ?? 0,
+        ...(config.personalCredential ? { yourOwnCredential: true } : {}),
+      }));
+    return JSON.stringify({ ...(await appSettings()), servers }, null, 2);
   }
 
   listResourceTemplates(): ResourceTemplateEntry[] {
@@ -102,6 +125,14 @@ export class PersonView implements McpView {
     const conversations = this.conversationsOf(server);
     if (conversations && uri === conversationNames.resource)
       return { text: await countsText(conversations), isError: false, server, tool: 'read_resource' };
+    const appSettings = server === hostServerName ? this.person.appSettings : undefined;
+    if (appSettings && uri === settingsResource.uri)
+      return {
+        text: this.redact(await this.settingsText(appSettings)),
+        isError: false,
+        server,
+        tool: 'read_resource',
+      };
     this.reachable(server, `read_resource ${uri}`);
     const outcome = await this.source.shared.readResource(server, uri, this.optionsFor(server, options));
     return { ...outcome, text: this.redact(outcome.text) };

@@ -21,6 +21,11 @@ export interface Person {
    */
   conversations?: ConversationSource;
   /**
+   * The app's settings as people may read them (models, limits, budgets; never a secret): the host then
+   * offers the resource `host://settings`, with the servers this view has added to them.
+   */
+  appSettings?: () => Promise<Record<string, unknown>>;
+  /**
    * The servers this person's workspace added (remote MCP or OpenAPI; see `workspaceServerConfig`):
    * offered in this view only, beside the catalog's, connected to public addresses only.
    */
