@@ -11,7 +11,8 @@ import { watchLaunchers } from './lib/launcher-watch.mjs';
 const args = process.argv.slice(2);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-if (args.includes('--help') || args.includes('-h')) {
+// `pnpm start --help` needs no build. (`pnpm chat --help` builds, then the chat prints its own usage.)
+if ((args.includes('--help') || args.includes('-h')) && !args.includes('--chat')) {
   // The variables are .env.example's, with its comments: one list, kept true by test/environment-docs.test.ts.
   const example = readFileSync(join(root, '.env.example'), 'utf8')
     .split('\n')

@@ -54,7 +54,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     return 2;
   }
   if (options.values.help) {
-    write(`Usage: pnpm chat [--once "question" [--yes]]   pnpm check-config\n\n${helpText}\n`);
+    write(
+      `Usage: pnpm chat [--once "question" [--yes]]   pnpm check-config\n\n${helpText}\n\nEvery environment variable, with its default: pnpm start --help\n`,
+    );
     return 0;
   }
   loadDotEnv();
