@@ -23,6 +23,8 @@ if ((args.includes('--help') || args.includes('-h')) && !args.includes('--chat')
 pnpm chat [--once "question"] [--yes]
                       the terminal chat (inside it, /help lists its commands)
 pnpm check-config     checks config/mcp_servers.json (and .local.json), starts each server once, lists its tools
+pnpm demo             the Slack bot against a local Slack, scripted model and JMA, talked to from the terminal
+pnpm dev              rebuilds on every change and restarts the bot (or the chat: pnpm dev --chat)
 
 Environment (also read from .env; set in the shell wins):
 ${example}

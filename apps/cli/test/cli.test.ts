@@ -162,6 +162,7 @@ describe('terminal chat with the real weather server', () => {
         'n',
         '/call mcp__records__delete_record {"id": "r2"}',
         'y',
+        '/read host host://settings',
         '/exit',
         '',
       ].join('\n');
@@ -182,6 +183,9 @@ describe('terminal chat with the real weather server', () => {
       expect(result.stdout).not.toContain('deleted with {"id":"r1"}');
       // The model was never asked.
       expect(llm.requests.length).toBe(requestsBefore);
+      // How the chat is set up, readable by the person: the model, the loop's limits, the servers.
+      expect(result.stdout).toContain('"toolRoundsPerAnswer": 10');
+      expect(result.stdout).toMatch(/"name": "records",\s+"transport": "stdio",\s+"tools": 1/);
       const store = await openStoreFromEnvironment({ DATA_DIR: dataDir });
       try {
         const rows = (await store.audit.recent('local')).reverse();

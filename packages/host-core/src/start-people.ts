@@ -16,7 +16,7 @@ export interface StartPeopleOptions extends Omit<StartMcpOptions, 'oauth'>, Peop
  * the {@link People} over them and the store. Throws what `startMcpFromEnvironment` throws.
  */
 export async function startPeople(options: StartPeopleOptions = {}): Promise<People> {
-  const { store, connectHint, oauth, audit, workspaceServersAllow, ...mcp } = options;
+  const { store, connectHint, oauth, audit, workspaceServersAllow, appSettings, ...mcp } = options;
   const host = await startMcpFromEnvironment({
     ...mcp,
     // Grants are people's credentials; flows, registrations and refresh claims the store's records.
@@ -27,6 +27,7 @@ export async function startPeople(options: StartPeopleOptions = {}): Promise<Peo
     ...(connectHint ? { connectHint } : {}),
     ...(audit ? { audit } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(appSettings ? { appSettings } : {}),
     usageLimits: options.usageLimits ?? usageLimitsFromEnv(options.env ?? process.env),
     workspaceServersAllow:
       workspaceServersAllow ?? (options.env ?? process.env).WORKSPACE_SERVERS_ALLOW ?? '',
