@@ -12,6 +12,17 @@ export {
   type TraceEntry,
 } from './chat/chat-service.js';
 export {
+  defaultToolChoice,
+  findToolsName,
+  type OfferReason,
+  type SemanticRanker,
+  ToolChooser,
+  type ToolChoiceSettings,
+  type ToolOffer,
+  type TurnChoice,
+} from './choice/tool-choice.js';
+export { type ToolMatch, type ToolOrigin, ToolSearchIndex } from './choice/tool-search.js';
+export {
   type ApprovalPolicy,
   type BuiltinServerConfig,
   defaultToolTimeoutMs,

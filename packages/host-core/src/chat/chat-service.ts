@@ -1,7 +1,8 @@
+import { defaultToolChoice, findToolsName, ToolChooser, type TurnChoice } from '../choice/tool-choice.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { inSpan, recordMetric } from '../telemetry.js';
 import type { ToolHost } from '../tool-host.js';
-import type { LLMProvider, LLMResponse, Message } from '../types.js';
+import type { LLMProvider, LLMResponse, Message, ToolDefinition } from '../types.js';
 import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 import { defaultSamplingLimits, type SamplingLimits, serverQuestions } from './server-questions.js';
@@ -72,6 +73,7 @@ export class ChatService {
   private readonly usage: ChatServiceOptions['usage'];
   private readonly audit: ChatServiceOptions['audit'];
   private readonly now: () => Date;
+  private readonly chooser: ToolChooser | undefined;
 
   constructor(options: ChatServiceOptions) {
     this.provider = options.provider;
@@ -85,6 +87,10 @@ export class ChatService {
     this.usage = options.usage;
     this.audit = options.audit;
     this.now = options.now ?? (() => new Date());
+    this.chooser =
+      options.toolChoice === false
+        ? undefined
+        : new ToolChooser({ ...defaultToolChoice, ...options.toolChoice });
   }
 
   /** The loop's settings as people may read them (the host's `host://settings`): nothing secret. */
@@ -95,6 +101,7 @@ export class ChatService {
       toolCallsPerRound: this.maxToolCallsPerRound,
       ...(this.toolTimeoutMs ? { toolCallTimeoutMs: this.toolTimeoutMs } : {}),
       sampling: this.samplingLimits,
+      toolChoice: this.chooser ? this.chooser.settings : 'every tool offered',
     };
   }
 
@@ -128,6 +135,23 @@ export class ChatService {
             .catch((error: unknown) => this.logger.warn({ error: String(error) }, 'usage not recorded'));
       }
     });
+  }
+
+  /**
+   * The tools one round offers: the whole catalog when it is small, else the turn's choice. The debug log
+   * records what was offered and why.
+   */
+  private offer(choice: TurnChoice | undefined, tools: ToolDefinition[], round: number): ToolDefinition[] {
+    if (!choice?.narrowed) return tools;
+    const offer = choice.offer();
+    const why = [...offer.reasons].map(([name, reason]) =>
+      reason.kind === 'match' ? `${name} (${reason.words.join(' ')})` : `${name} (${reason.kind})`,
+    );
+    this.logger.debug(
+      { round, catalog: tools.length, offered: offer.tools.length, tools: why },
+      'tools offered this round',
+    );
+    return offer.tools;
   }
 
   /** One model call, in its own span (model, tokens); its tokens are added to the turn's tally. */
@@ -185,7 +209,9 @@ export class ChatService {
         { role: 'user', content: input.userMessage },
         { role: 'assistant', content: text },
       ],
+      usedTools: choice?.usedTools() ?? [...(input.usedTools ?? [])],
     });
+    let choice: TurnChoice | undefined;
 
     const question = userQuestion(input, this.provider.supportsImages === true);
     const toolHost = input.tools ?? this.tools;
@@ -205,9 +231,25 @@ export class ChatService {
     }
 
     const host = toolHost;
+    const chosen = await this.chooser?.turn({
+      tools,
+      originOf: (name) => host.resolveTool(name) ?? undefined,
+      question: input.userMessage,
+      history: input.history,
+      ...(input.usedTools ? { used: input.usedTools } : {}),
+    });
+    choice = chosen;
+    const search = chosen?.narrowed ? chosen.definition(findToolsName) : undefined;
     const turn = new TurnTools({
       host,
-      tools,
+      tools: search ? [...tools, search] : tools,
+      ...(chosen && search
+        ? {
+            local: new Map([
+              [findToolsName, (args: Record<string, unknown>) => chosen.find(String(args.query ?? '')).text],
+            ]),
+          }
+        : {}),
       emit,
       logger: this.logger,
       signal,
@@ -249,10 +291,12 @@ export class ChatService {
       // The answer's time is nearly up: no new round of tools, the answer from what is known.
       if (input.wrapUp?.aborted) break;
       rounds = round;
+      const offered = this.offer(chosen, tools, round);
       const response = await abortable(
-        this.model(() => this.provider.completeWithTools(messages, tools, completionOptions), tally),
+        this.model(() => this.provider.completeWithTools(messages, offered, completionOptions), tally),
         signal,
       );
+      chosen?.called(response.toolCalls.map((call) => call.name));
       if (response.toolCalls.length === 0) return finish(response.content, trace, round, false);
 
       messages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
@@ -272,7 +316,11 @@ export class ChatService {
     // with tool choice "none"; a call the model makes anyway is ignored.
     const final = await abortable(
       this.model(
-        () => this.provider.completeWithTools(messages, tools, { ...completionOptions, toolChoice: 'none' }),
+        () =>
+          this.provider.completeWithTools(messages, chosen?.offer().tools ?? tools, {
+            ...completionOptions,
+            toolChoice: 'none',
+          }),
         tally,
       ),
       signal,
@@ -284,6 +332,7 @@ export class ChatService {
 /** A turn the budgets or the rate refused: their words are the answer; the model was not called. */
 function refusedTurn(input: RespondInput, message: string): RespondResult {
   return {
+    usedTools: [...(input.usedTools ?? [])],
     text: message,
     trace: [],
     rounds: 0,

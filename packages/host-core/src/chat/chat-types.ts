@@ -1,3 +1,4 @@
+import type { SemanticRanker, ToolChoiceSettings } from '../choice/tool-choice.js';
 import type { Logger } from '../logger.js';
 import type { ElicitationAnswer, ElicitationRequest, RequestTokens, ToolHost } from '../tool-host.js';
 import type { ImageContent, LLMProvider, Message, ToolFile, ToolHints } from '../types.js';
@@ -89,6 +90,8 @@ export interface TraceEntry {
 export interface RespondInput {
   /** Earlier user and assistant messages of the conversation (no tool steps). */
   history: Message[];
+  /** Tools called earlier in the conversation (the last turn's `usedTools`): they stay offered. */
+  usedTools?: readonly string[];
   userMessage: string;
   /** Images the person attached to the question (sent to a model that reads images, else named). */
   userImages?: ImageContent[];
@@ -169,6 +172,11 @@ export interface RespondResult {
   limitReached: boolean;
   /** History to keep: the input history plus this user message and the final answer, nothing else. */
   history: Message[];
+  /**
+   * Tools the model called in this turn and those passed in `usedTools`: give them to the thread's next
+   * turn, which keeps offering them while the catalog is chosen from.
+   */
+  usedTools: string[];
 }
 
 /** Options of {@link ChatService}. */
@@ -196,6 +204,13 @@ export interface ChatServiceOptions {
   audit?: (entry: ToolAuditEntry) => void | Promise<void>;
   /** The audit's clock (default the real one). */
   now?: () => Date;
+  /**
+   * How many tools a request carries: a larger catalog is chosen from per question (the tools that fit,
+   * those used in the thread, and a search tool for the rest). `false` offers every tool.
+   */
+  toolChoice?: Partial<ToolChoiceSettings> | false;
+  /** Ranks a large catalog by meaning as well (an embeddings endpoint); without it, by words alone. */
+  toolRanker?: SemanticRanker;
 }
 
 /** One tool call, for an audit trail: nothing secret (the arguments are as shown to people). */

@@ -12,8 +12,10 @@ import { describeFailure } from './tool-failures.js';
 /** What one turn's tool calls share. */
 export interface TurnToolsOptions {
   host: ToolHost;
-  /** The tools offered this turn. */
+  /** Every tool a call may name this turn (the catalog, and the host's own search tool when it is offered). */
   tools: ToolDefinition[];
+  /** Tools the turn runs itself (the tool search), by name: they answer with text and never fail. */
+  local?: ReadonlyMap<string, (args: Record<string, unknown>) => string>;
   emit: (event: ChatEvent) => void;
   logger: Logger;
   signal?: AbortSignal;
@@ -249,10 +251,14 @@ export class TurnTools {
       } else if (problem) {
         content = `Error: invalid arguments for ${call.name}: ${problem}. Call the tool again with corrected arguments.`;
       } else {
+        const local = this.options.local?.get(call.name);
         const refusal = definition.needsApproval
           ? await this.askApproval(call, definition, shownArguments)
           : undefined;
-        if (refusal !== undefined) {
+        if (local) {
+          content = local(call.arguments);
+          ok = true;
+        } else if (refusal !== undefined) {
           content = refusal;
         } else {
           // The call's duration is the call's: the wait for the person is not the tool's time.
