@@ -1,6 +1,9 @@
 import {
   type ApprovalDecision,
   type ApprovalRequest,
+  type ChatService,
+  describeReason,
+  firstSentence,
   type Message,
   type People,
   parsePromptArguments,
@@ -13,6 +16,8 @@ import { localPerson } from './credentials.js';
 export interface CommandContext {
   approve?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
   audit?: (entry: ToolAuditEntry) => Promise<void>;
+  /** What a question would be offered of the person's tools (the chat's own choice). */
+  toolsFor?: ChatService['toolsFor'];
 }
 
 /** What a slash command did; `ask` sends a prompt's messages as the next turn. */
@@ -30,6 +35,7 @@ export const plural = (count: number, noun: string) => `${count} ${noun}${count 
 
 export const helpText = `Commands:
   /tools     list the tools the model can use, by server
+  /tools <words>  the tools a question with these words is offered, and why
   /servers   show each MCP server and its status
   /connect <server>     give your own token for a server that needs one (input hidden)
   /disconnect <server>  delete it
@@ -153,6 +159,8 @@ export async function runCommand(
     }
     case '/tools': {
       if (!mcp) return { output: 'MCP is off: no tools.' };
+      const words = line.trim().slice(command.length).trim();
+      if (words && context.toolsFor) return { output: await explainChoice(mcp, words, context.toolsFor) };
       const byServer = new Map<string, string[]>();
       for (const tool of mcp.listTools()) {
         const server = mcp.resolveTool(tool.name)?.server ?? '?';
@@ -171,6 +179,24 @@ export async function runCommand(
     default:
       return command?.startsWith('/') ? { output: `Unknown command ${command}. ${helpText}` } : undefined;
   }
+}
+
+/** `/tools <words>`: what a question of these words is offered, each tool with why. */
+async function explainChoice(
+  view: ToolHost,
+  words: string,
+  toolsFor: ChatService['toolsFor'],
+): Promise<string> {
+  const { catalog, offer } = await toolsFor(view, words);
+  if (catalog === 0) return 'No tools are available.';
+  const lines = offer.tools.map((tool) => {
+    const why = describeReason(offer.reasons.get(tool.name));
+    return `  ${tool.name} — ${firstSentence(tool.description)}${why ? `\n      (${why})` : ''}`;
+  });
+  const head = offer.narrowed
+    ? `"${words}" is offered ${plural(offer.tools.length, 'tool')} of ${catalog} (the model can search for the rest):`
+    : `All ${plural(catalog, 'tool')} are offered to every question (the catalog is small):`;
+  return [head, ...lines].join('\n');
 }
 
 /** A tool by its model-facing name, `server/tool`, or its own name when one server alone has it. */

@@ -16,6 +16,7 @@ import {
   type People,
   Redactor,
   startPeople,
+  toolChoiceFromEnvironment,
   wholeNumber,
 } from '@ai-assistant/host-core';
 import { createProviderFromEnv, defaultModels, ProviderConfigError } from '@ai-assistant/llm-providers';
@@ -69,10 +70,12 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   let maxIterations: number | undefined;
   let toolTimeoutMs: number | undefined;
   let maxToolCallsPerRound: number | undefined;
+  let toolChoice: ReturnType<typeof toolChoiceFromEnvironment>;
   try {
     maxIterations = wholeNumber(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined);
     toolTimeoutMs = wholeNumber(env, 'TOOL_CALL_TIMEOUT_MS', undefined);
     maxToolCallsPerRound = wholeNumber(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined);
+    toolChoice = toolChoiceFromEnvironment(env);
   } catch (error) {
     note(`${(error as Error).message}\n`);
     return 1;
@@ -118,6 +121,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       maxIterations,
       toolTimeoutMs,
       maxToolCallsPerRound,
+      toolChoice,
       audit: store.audit,
     });
     chatSettings = () => chat.settings();
@@ -168,6 +172,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         ),
     });
     let history: Message[] = [];
+    /** Tools the conversation used: they stay offered while a large catalog is chosen from. */
+    let usedTools: string[] = [];
     let current: AbortController | undefined;
     // Ctrl-C cancels a running answer, or quits at the prompt.
     const interrupt = () => {
@@ -230,7 +236,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         continue;
       }
       const command = line.trim()
-        ? await runCommand(line, door, { approve, audit: store.audit })
+        ? await runCommand(line, door, {
+            approve,
+            audit: store.audit,
+            toolsFor: (view, words) => chat.toolsFor(view, words),
+          })
         : { output: '' };
       let turn: { history: Message[]; userMessage: string; autoContextQuery?: string } = {
         history,
@@ -238,7 +248,10 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       };
       if (command) {
         if (command.output) write(`${command.output}\n`);
-        if (command.history) history = command.history;
+        if (command.history) {
+          history = command.history;
+          if (history.length === 0) usedTools = [];
+        }
         if (command.exit) break;
         if (!command.ask) {
           terminal.prompt();
@@ -252,6 +265,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         const tools = await door.viewFor(localPerson);
         const result = await chat.respond({
           ...turn,
+          usedTools,
           ...(tools ? { tools } : {}),
           signal: current.signal,
           streamText: true,
@@ -266,6 +280,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         });
         write(streamed ? '\n' : `${result.text}\n`);
         history = result.history;
+        usedTools = result.usedTools;
       } catch (error) {
         note(`${failure(error)}\n`);
       } finally {

@@ -239,6 +239,7 @@ export function createSlackBot({
       logger,
       conversations: (person, place) => conversations.sourceFor(person, place),
       starts: connectStarts,
+      toolsFor: (view, words) => chat.toolsFor(view, words),
       ...(store ? { audit: store.audit } : {}),
     },
   });

@@ -1,4 +1,4 @@
-import { wholeNumber } from '@ai-assistant/host-core';
+import { toolChoiceFromEnvironment, wholeNumber } from '@ai-assistant/host-core';
 
 /** Slack's OAuth flow, to install the app in any number of workspaces. */
 export interface OAuthConfig {
@@ -67,6 +67,8 @@ export interface BotConfig {
   publicUrl?: string;
   /** Tool calls run per round (`MAX_TOOL_CALLS_PER_ROUND`, default 16). */
   maxToolCallsPerRound?: number;
+  /** How many tools a request carries (`TOOLS_OFFERED_MAX`, `TOOLS_OFFER_ALL_UP_TO`). */
+  toolChoice: { offered?: number; offerAllUpTo?: number };
   systemPrompt?: string;
 }
 
@@ -84,6 +86,14 @@ function flag(value: string | undefined, fallback: boolean): boolean {
 function whole(env: NodeJS.ProcessEnv, name: string, fallback: number | undefined, minimum = 1) {
   try {
     return wholeNumber(env, name, fallback, minimum);
+  } catch (error) {
+    throw new BotConfigError((error as Error).message);
+  }
+}
+
+function toolChoice(env: NodeJS.ProcessEnv): BotConfig['toolChoice'] {
+  try {
+    return toolChoiceFromEnvironment(env);
   } catch (error) {
     throw new BotConfigError((error as Error).message);
   }
@@ -155,6 +165,7 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     toolLoopMaxIterations: whole(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined),
     toolCallTimeoutMs: whole(env, 'TOOL_CALL_TIMEOUT_MS', undefined),
     maxToolCallsPerRound: whole(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined),
+    toolChoice: toolChoice(env),
     systemPrompt: env.SYSTEM_PROMPT?.trim() || undefined,
   };
 }

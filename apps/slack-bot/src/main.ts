@@ -85,6 +85,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       maxIterations: config.toolLoopMaxIterations,
       toolTimeoutMs: config.toolCallTimeoutMs,
       maxToolCallsPerRound: config.maxToolCallsPerRound,
+      toolChoice: config.toolChoice,
       ...hooks.chat,
     });
     chatSettings = () => chat.settings();

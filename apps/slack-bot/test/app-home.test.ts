@@ -44,6 +44,8 @@ describe('App Home', () => {
     await openHome(running, 'UHUMAN01');
     const member = await waitFor(() => published(running, 'UHUMAN01'));
     expect(member).toContain('*weather* (stdio)');
+    // #42 the catalog's size: per server in its line, and in all.
+    expect(member).toContain('1 tool from 1 server; each question is offered the few that fit it');
     expect(member).toContain('3 questions, 1,234 model tokens, 2 tool calls');
     expect(member).not.toContain(homeActions.disable);
     expect(member).not.toContain('Latest audit entries');

@@ -18,6 +18,8 @@ describe('/assistant slash command', () => {
     );
     harness = await startHarness({
       servers: { kb: { command: process.execPath, args: [knowledgeEntry, '--docs', docs] } },
+      // Every catalog is chosen from, as a large one is: `/assistant tools` then shows a choice.
+      env: { TOOLS_OFFER_ALL_UP_TO: '0', TOOLS_OFFERED_MAX: '3' },
     });
   }, 30_000);
   afterAll(async () => {
@@ -42,6 +44,17 @@ describe('/assistant slash command', () => {
       '`weather` (stdio) — connected, 1 tool; approval: asks before any tool that is not read-only',
     );
     expect(String(reply.text)).toContain('`kb` (stdio) — connected');
+  });
+
+  it('#42 /assistant tools <words> shows what a question is offered and why, privately', async () => {
+    const before = harness.slack.responses.length;
+    await harness.slack.command('tools 明日の東京の天気');
+    const reply = await waitFor(() => harness.slack.responses[before]);
+    expect(reply).toMatchObject({ response_type: 'ephemeral' });
+    const text = String(reply.text);
+    expect(text).toMatch(/“明日の東京の天気” is offered \d+ of your \d+ tools/);
+    expect(text).toMatch(/• `mcp__weather__get_weather` — .*_\(words: [^)]*weather/);
+    expect(text).toContain('`host__find_tools`');
   });
 
   it('/assistant prompt fills the prompt and answers it in a new thread', async () => {

@@ -112,6 +112,8 @@ it('tool choice over the recorded catalog', async () => {
   const allChars = JSON.stringify(
     catalog.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
   ).length;
+  // The aims hold for the question set the index was built with; the two later sets measure how far it
+  // carries to questions written without seeing it, and are reported without a verdict.
   for (const [label, file] of [
     ['questions', 'tool-questions.json'],
     [
@@ -135,6 +137,8 @@ it('tool choice over the recorded catalog', async () => {
     const todayChars = outcomes.map((outcome) => outcome.todayChars);
     const jsonShare = percentile(chars, 0.5) / percentile(todayChars, 0.5);
     const p99 = percentile(roundTimes, 0.99);
+    const aimed = file === 'tool-questions.json';
+    const judge = (met: boolean) => (aimed ? verdict(met) : 'reported');
     const misses = needing
       .filter((outcome) => !outcome.hit)
       .map((outcome) => `${outcome.question.id} ${outcome.question.question} → ${outcome.question.tool}`);
@@ -143,7 +147,7 @@ it('tool choice over the recorded catalog', async () => {
       [
         [
           'recall (right tool offered where the model decided)',
-          `${percent(recall)} (aim ≥ 95%: ${verdict(recall >= 0.95)}); today ${percent(share(needing, (o) => o.todayHit))}`,
+          `${percent(recall)} (aim ≥ 95%: ${judge(recall >= 0.95)}); today ${percent(share(needing, (o) => o.todayHit))}`,
         ],
         ['  in the first request, before any search', percent(share(needing, (outcome) => outcome.hitFirst))],
         [
@@ -171,7 +175,7 @@ it('tool choice over the recorded catalog', async () => {
         ],
         [
           'tools offered, median / p95',
-          `${percentile(offered, 0.5)} / ${percentile(offered, 0.95)} (aim ≤ 24 / ≤ 40: ${verdict(percentile(offered, 0.5) <= 24 && percentile(offered, 0.95) <= 40)}); today 128`,
+          `${percentile(offered, 0.5)} / ${percentile(offered, 0.95)} (aim ≤ 24 / ≤ 40: ${judge(percentile(offered, 0.5) <= 24 && percentile(offered, 0.95) <= 40)}); today 128`,
         ],
         [
           'tools offered to a question needing none, median / max',
@@ -182,11 +186,11 @@ it('tool choice over the recorded catalog', async () => {
         ],
         [
           'tools JSON per request, median',
-          `${percentile(chars, 0.5)} chars, ${percent(jsonShare)} of today's ${percentile(todayChars, 0.5)} (aim ≤ 20%: ${verdict(jsonShare <= 0.2)}); all ${catalog.tools.length}: ${allChars}`,
+          `${percentile(chars, 0.5)} chars, ${percent(jsonShare)} of today's ${percentile(todayChars, 0.5)} (aim ≤ 20%: ${judge(jsonShare <= 0.2)}); all ${catalog.tools.length}: ${allChars}`,
         ],
         [
           'time the choice adds per round, p50 / p99',
-          `${percentile(roundTimes, 0.5).toFixed(3)} / ${p99.toFixed(3)} ms (aim p99 ≤ 5 ms: ${verdict(p99 <= 5)}); index built once in ${buildMs.toFixed(1)} ms`,
+          `${percentile(roundTimes, 0.5).toFixed(3)} / ${p99.toFixed(3)} ms (aim p99 ≤ 5 ms: ${judge(p99 <= 5)}); index built once in ${buildMs.toFixed(1)} ms`,
         ],
       ],
     );

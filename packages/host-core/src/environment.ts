@@ -30,3 +30,25 @@ export function wholeNumber(
     throw new EnvironmentError(`${name} must be a whole number ≥ ${minimum}`);
   return value;
 }
+
+/**
+ * How many tools a request carries (`TOOLS_OFFERED_MAX`, `TOOLS_OFFER_ALL_UP_TO`): both apps read it here.
+ * Unset variables keep the chat loop's defaults (20 chosen; catalogs of up to 24 offered whole).
+ */
+export function toolChoiceFromEnvironment(env: NodeJS.ProcessEnv): {
+  offered?: number;
+  offerAllUpTo?: number;
+} {
+  const offered = wholeNumber(env, 'TOOLS_OFFERED_MAX', undefined);
+  const offerAllUpTo = wholeNumber(env, 'TOOLS_OFFER_ALL_UP_TO', undefined, 0);
+  // The strictest provider takes 128 tools a request (OpenAI): more could never be sent.
+  for (const [name, value] of [
+    ['TOOLS_OFFERED_MAX', offered],
+    ['TOOLS_OFFER_ALL_UP_TO', offerAllUpTo],
+  ] as const)
+    if (value !== undefined && value > 128) throw new EnvironmentError(`${name} must be at most 128`);
+  return {
+    ...(offered !== undefined ? { offered } : {}),
+    ...(offerAllUpTo !== undefined ? { offerAllUpTo } : {}),
+  };
+}

@@ -13,15 +13,16 @@ export {
 } from './chat/chat-service.js';
 export {
   defaultToolChoice,
+  describeReason,
   findToolsName,
+  firstSentence,
   type OfferReason,
   type SemanticRanker,
-  ToolChooser,
   type ToolChoiceSettings,
+  ToolChooser,
   type ToolOffer,
-  type TurnChoice,
 } from './choice/tool-choice.js';
-export { type ToolMatch, type ToolOrigin, ToolSearchIndex } from './choice/tool-search.js';
+export type { ToolOrigin } from './choice/tool-search.js';
 export {
   type ApprovalPolicy,
   type BuiltinServerConfig,
@@ -43,7 +44,7 @@ export {
   type TransportKind,
 } from './config/mcp-config.js';
 export { credentialProblem, minimumCredentialLength } from './credential-check.js';
-export { EnvironmentError, loadDotEnv, wholeNumber } from './environment.js';
+export { EnvironmentError, loadDotEnv, toolChoiceFromEnvironment, wholeNumber } from './environment.js';
 export {
   CancelledError,
   HostError,

@@ -127,6 +127,18 @@ export function homeView(content: HomeContent) {
     { type: 'header', text: { type: 'plain_text', text: 'Servers' } },
   ];
   const servers = content.admin ? content.servers : content.servers.filter((server) => server.enabled);
+  const enabled = servers.filter((server) => server.enabled);
+  const catalog = enabled.reduce((sum, server) => sum + server.toolCount, 0);
+  if (enabled.length > 0)
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `${catalog} tool${catalog === 1 ? '' : 's'} from ${enabled.length} server${enabled.length === 1 ? '' : 's'}; each question is offered the few that fit it (\`/assistant tools <words>\` shows which).`,
+        },
+      ],
+    });
   if (servers.length === 0)
     blocks.push({
       type: 'section',

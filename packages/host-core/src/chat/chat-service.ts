@@ -1,4 +1,10 @@
-import { defaultToolChoice, findToolsName, ToolChooser, type TurnChoice } from '../choice/tool-choice.js';
+import {
+  defaultToolChoice,
+  findToolsName,
+  ToolChooser,
+  type ToolOffer,
+  type TurnChoice,
+} from '../choice/tool-choice.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { inSpan, recordMetric } from '../telemetry.js';
 import type { ToolHost } from '../tool-host.js';
@@ -103,6 +109,26 @@ export class ChatService {
       sampling: this.samplingLimits,
       toolChoice: this.chooser ? this.chooser.settings : 'every tool offered',
     };
+  }
+
+  /**
+   * What a question would be offered from `tools` (a person's view), and why: for `/assistant tools` and
+   * the terminal's `/tools <words>`. The first round's offer, as a turn would make it.
+   */
+  async toolsFor(tools: ToolHost, question: string): Promise<{ catalog: number; offer: ToolOffer }> {
+    const all = tools.listTools();
+    const choice = await this.chooser?.turn({
+      tools: all,
+      originOf: (name) => tools.resolveTool(name) ?? undefined,
+      question,
+      history: [],
+    });
+    const offer: ToolOffer = choice?.offer() ?? {
+      tools: all,
+      reasons: new Map(all.map((tool) => [tool.name, { kind: 'all' as const }])),
+      narrowed: false,
+    };
+    return { catalog: all.length, offer };
   }
 
   /** Answers one user message; rejects with {@link CancelledError} when `signal` aborts. */

@@ -243,8 +243,26 @@ function fused(lexical: ToolMatch[], similar: Map<string, number>, limit: number
     }));
 }
 
+/** Why a tool was offered, in a few words people read (`/tools <words>`, `/assistant tools`). */
+export function describeReason(reason: OfferReason | undefined): string {
+  if (!reason) return '';
+  switch (reason.kind) {
+    case 'all':
+      return 'the catalog is small: every tool is offered';
+    case 'used':
+      return 'used earlier in this conversation';
+    case 'found':
+      return 'found by the tool search';
+    case 'match': {
+      const words = reason.words.length > 0 ? `words: ${reason.words.join(', ')}` : '';
+      const meaning = reason.similarity !== undefined ? `meaning: ${reason.similarity.toFixed(2)}` : '';
+      return [words, meaning].filter(Boolean).join('; ');
+    }
+  }
+}
+
 /** A description's first sentence, short enough for a list. */
-function firstSentence(text: string): string {
+export function firstSentence(text: string): string {
   const trimmed = text.trim().replace(/\s+/g, ' ');
   const end = trimmed.search(/[.。!?](\s|$)/);
   const sentence = end > 0 ? trimmed.slice(0, end + 1) : trimmed;

@@ -1,5 +1,8 @@
 import {
+  type ChatService,
   type ConversationSource,
+  describeReason,
+  firstSentence,
   type Logger,
   type McpView,
   type People,
@@ -33,10 +36,13 @@ export interface AssistantCommandDependencies {
   conversations?: (person: PersonRef, place: TurnPlace) => ConversationSource;
   /** Where Connect links lead (the bot's start page). */
   starts: ConnectStarts;
+  /** What a question would be offered of a person's tools, and why (the chat's own choice). */
+  toolsFor?: ChatService['toolsFor'];
 }
 
 export const commandUsage = [
   '`/assistant servers` — the MCP servers: state, tools, and which tools need your approval',
+  '`/assistant tools <words>` — the tools a question with these words is offered, and why',
   '`/assistant connect <server>` / `/assistant disconnect <server>` — your own token for a server that needs one',
   '`/assistant servers enable <server>` / `disable <server>` — workspace admins choose the servers',
   '`/assistant audit [server|@person]` — workspace admins: the latest tool calls, connects and changes',
@@ -84,7 +90,7 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
     // Prompts are the asker's: their workspace's enabled servers only, filled with their credentials.
     const conversations = dependencies.conversations?.(person, { channel: command.channel_id });
     const view =
-      subcommand === 'prompts' || subcommand === 'prompt'
+      subcommand === 'prompts' || subcommand === 'prompt' || subcommand === 'tools'
         ? await people.viewFor(person, conversations ? { conversations } : {})
         : undefined;
     const prompts = view?.listPrompts() ?? [];
@@ -104,6 +110,15 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
       const rows = await dependencies.audit.recent(workspace, { ...auditFilter(wanted), limit: 20 });
       if (rows.length === 0) return void (await say('Nothing in the audit trail yet.'));
       return void (await say(rows.map(auditLine).join('\n')));
+    }
+    if (subcommand === 'tools') {
+      const words = command.text.trim().slice('tools'.length).trim();
+      if (!view) return void (await say('MCP is off: no tools.'));
+      if (!words || !dependencies.toolsFor)
+        return void (await say(
+          'Usage: `/assistant tools <words>` — e.g. `/assistant tools 先週マージされたPR`',
+        ));
+      return void (await say(await explainChoice(view, words, dependencies.toolsFor)));
     }
     if (subcommand === 'servers') {
       const servers = (await people.servers(person)).filter((server) => server.enabled);
@@ -219,6 +234,28 @@ async function missingArgumentsHint(
     }),
   );
   return `\`${escapeSlackText(`${prompt.server}/${prompt.name}`)}\` needs:\n${lines.join('\n')}`;
+}
+
+/** Lines shown of an offer: a request's tools fit, with room for the reasons. */
+const shownTools = 30;
+
+/** `/assistant tools <words>`: what a question of these words is offered, each tool with why. */
+async function explainChoice(
+  view: McpView,
+  words: string,
+  toolsFor: ChatService['toolsFor'],
+): Promise<string> {
+  const { catalog, offer } = await toolsFor(view, words);
+  if (catalog === 0) return 'No tools are available to you.';
+  const head = offer.narrowed
+    ? `“${escapeSlackText(words)}” is offered ${offer.tools.length} of your ${catalog} tools (the model can search for the rest):`
+    : `All your ${catalog} tools are offered to every question (the catalog is small).`;
+  const lines = offer.tools.slice(0, shownTools).map((tool) => {
+    const why = describeReason(offer.reasons.get(tool.name));
+    return `• \`${tool.name}\` — ${escapeSlackText(firstSentence(tool.description))}${why ? ` _(${escapeSlackText(why)})_` : ''}`;
+  });
+  const more = offer.tools.length > shownTools ? [`…and ${offer.tools.length - shownTools} more`] : [];
+  return [head, ...lines, ...more].join('\n');
 }
 
 /** Registers `/assistant`. */
