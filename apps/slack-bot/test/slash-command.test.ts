@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parsePromptArguments } from '@ai-assistant/host-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answers, type Harness, startHarness, waitFor } from './harness.js';
+import {
+  answered,
+  answers,
+  type Harness,
+  mention,
+  mentionBot,
+  sayInChannel,
+  startHarness,
+  waitFor,
+} from './harness.js';
 
 const knowledgeEntry = resolve(import.meta.dirname, '../../../mcp_servers/knowledge/dist/index.js');
 
@@ -55,6 +64,21 @@ describe('/assistant slash command', () => {
     expect(text).toMatch(/“明日の東京の天気” is offered \d+ of your \d+ tools/);
     expect(text).toMatch(/• `mcp__weather__get_weather` — .*_\(words: [^)]*weather/);
     expect(text).toContain('`host__find_tools`');
+  });
+
+  it("#42 a thread's used tools stay offered to its next question, across the recorded conversation", async () => {
+    const channel = 'C0TOOLS';
+    const root = await mentionBot(harness, channel, `${mention} 東京の天気を教えて`);
+    await answered(harness, channel, root.ts, 1);
+    const asked = harness.llm.requests.length;
+    // The follow-up names no tool: only the thread's used tool and the search tool are offered.
+    await sayInChannel(harness, channel, 'ありがとう！', { threadTs: root.ts });
+    await answered(harness, channel, root.ts, 2);
+    const followUp = harness.llm.requests.slice(asked)[0];
+    const offered = ((followUp?.body.tools ?? []) as Array<{ function: { name: string } }>).map(
+      (tool) => tool.function.name,
+    );
+    expect(offered).toEqual(['mcp__weather__get_weather', 'host__find_tools']);
   });
 
   it('/assistant prompt fills the prompt and answers it in a new thread', async () => {

@@ -8,6 +8,8 @@ export interface ConversationMessage {
   text: string;
   /** When it was said: orders the thread, and retention counts from it. */
   at: Date;
+  /** An answer's tools (model-facing names): the thread's next question keeps them offered. */
+  tools?: string[];
 }
 
 /** A thread as the store keeps it: whether the app is in it, and whether its earlier messages were read. */
@@ -58,12 +60,18 @@ export function toMessage(row: {
   person_id: string | null;
   text: string;
   at: Date;
+  tools?: string | null;
 }): ConversationMessage {
+  const tools = row.tools ? (JSON.parse(row.tools) as string[]) : undefined;
   return {
     id: row.message_id,
     role: row.role,
     ...(row.person_id ? { person: row.person_id } : {}),
     text: row.text,
     at: new Date(row.at),
+    ...(tools && tools.length > 0 ? { tools } : {}),
   };
 }
+
+/** The most tool names an answer keeps (a turn rarely calls more). */
+export const maxAnswerTools = 20;

@@ -3,6 +3,7 @@ import {
   type AnswerFeedback,
   type ConversationMessage,
   type ConversationTally,
+  maxAnswerTools,
   maxMessageText,
   maxThreadRead,
   type PersonConversation,
@@ -73,6 +74,7 @@ export class Conversations {
   /** Records (or replaces) a message of a thread; the text is cut at {@link maxMessageText}. */
   async record(workspace: string, thread: string, message: ConversationMessage): Promise<void> {
     const text = message.text.slice(0, maxMessageText);
+    const tools = message.tools?.length ? JSON.stringify(message.tools.slice(0, maxAnswerTools)) : null;
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('conversation_messages')
@@ -84,9 +86,12 @@ export class Conversations {
           person_id: message.person ?? null,
           text,
           at: message.at,
+          tools,
         })
         .onConflict((conflict) =>
-          conflict.columns(['workspace_id', 'thread_key', 'message_id']).doUpdateSet({ text }),
+          conflict
+            .columns(['workspace_id', 'thread_key', 'message_id'])
+            .doUpdateSet(tools ? { text, tools } : { text }),
         )
         .execute();
       await trx
@@ -125,7 +130,7 @@ export class Conversations {
   async thread(workspace: string, thread: string, limit: number): Promise<ConversationMessage[]> {
     const rows = await this.db
       .selectFrom('conversation_messages')
-      .select(['message_id', 'role', 'person_id', 'text', 'at'])
+      .select(['message_id', 'role', 'person_id', 'text', 'at', 'tools'])
       .where('workspace_id', '=', workspace)
       .where('thread_key', '=', thread)
       .orderBy('at', 'desc')

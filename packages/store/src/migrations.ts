@@ -150,6 +150,12 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0012_conversation_tools': {
+    async up(db: Kysely<unknown>) {
+      // An answer's tools (JSON names): the thread's next question keeps them offered.
+      await db.schema.alterTable('conversation_messages').addColumn('tools', 'text').execute();
+    },
+  },
 };
 
 /** Every migration's name, in order (what a fully migrated database has applied). */

@@ -146,6 +146,8 @@ export interface ConversationMessagesTable {
   person_id: string | null;
   text: string;
   at: Timestamp;
+  /** An answer's tools, as a JSON array of names. */
+  tools: string | null;
 }
 
 /** A person's feedback on a final answer. */

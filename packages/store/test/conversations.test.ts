@@ -35,6 +35,34 @@ onBothEngines('conversations', ({ fresh, open }) => {
     await store.close();
   });
 
+  it("#42 an answer keeps the tools it used, for the thread's next question", async () => {
+    const store = await open(fresh());
+    const log = store.conversations;
+    await log.join('T1', 'C1:200', { historyRead: true, at: at('2026-11-01T10:00:00Z') });
+    await log.record('T1', 'C1:200', {
+      id: '200',
+      role: 'user',
+      person: 'U1',
+      text: 'PR見せて',
+      at: at('2026-11-01T10:00:00Z'),
+    });
+    const tools = ['mcp__github__list_pull_requests', 'host__find_tools'];
+    await log.record('T1', 'C1:200', {
+      id: 'a:200',
+      role: 'assistant',
+      text: '3件です',
+      at: at('2026-11-01T10:00:01Z'),
+      tools,
+    });
+    const [question, answer] = await log.thread('T1', 'C1:200', 10);
+    expect(question?.tools).toBeUndefined();
+    expect(answer).toMatchObject({ text: '3件です', tools });
+    // An edit of the answer's text keeps its tools.
+    await log.edit('T1', 'C1:200', 'a:200', '3件あります');
+    expect((await log.thread('T1', 'C1:200', 10))[1]).toMatchObject({ text: '3件あります', tools });
+    await store.close();
+  });
+
   it('keeps who is in which thread, the thread so far in order, edits and deletions', async () => {
     const store = await open(fresh());
     const log = store.conversations;

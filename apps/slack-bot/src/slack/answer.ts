@@ -12,7 +12,7 @@ export { failureText, interruptedText, progressStatus, toolStatus, tooSlowText }
 import { markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
 import { assistantProgress, type Progress, placeholderProgress } from './progress.js';
-import { type BotIdentity, fetchRecent, threadToHistory } from './thread-history.js';
+import { type BotIdentity, fetchRecent, type SlackMessage, threadToHistory } from './thread-history.js';
 
 type WebClient = App['client'];
 
@@ -79,6 +79,14 @@ export function slackErrorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** The tools the bot's earlier answers in the thread used (recorded with them), latest last. */
+function threadTools(thread: SlackMessage[], before: string): string[] {
+  const used = thread
+    .filter((message) => message.tools && (message.ts ?? '') <= before)
+    .flatMap((m) => m.tools ?? []);
+  return [...new Set(used.reverse())].reverse().slice(-20);
+}
+
 /**
  * Answers a question in its thread: a placeholder that names the tool being run, then the answer
  * (streamed when enabled), split within Slack's limits. Failures are answered in plain words.
@@ -131,6 +139,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     const result = await dependencies.chat.respond({
       ...(tools ? { tools } : {}),
       history,
+      usedTools: threadTools(thread, question.messageTs),
       userMessage: question.text,
       ...(readFiles ? { attached: readFiles } : {}),
       ...(question.autoContextQuery !== undefined ? { autoContextQuery: question.autoContextQuery } : {}),

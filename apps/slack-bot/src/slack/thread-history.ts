@@ -11,6 +11,8 @@ export interface SlackMessage {
   bot_id?: string;
   text?: string;
   subtype?: string;
+  /** Not Slack's: the tools the bot's recorded answer used (from the conversation log). */
+  tools?: string[];
 }
 
 /** Who the bot is, to tell its messages and mentions apart. */
@@ -41,7 +43,7 @@ export interface RecordedTurn {
   /** The thread so far as Slack messages (the bot's answers as the bot's), oldest first. */
   history(count: number): Promise<SlackMessage[]>;
   /** The model's final answer (recorded as the bot's, never its tool steps). */
-  answered?(text: string): Promise<void>;
+  answered?(text: string, tools: string[]): Promise<void>;
 }
 
 const recordedTurns = new AsyncLocalStorage<RecordedTurn>();

@@ -149,7 +149,7 @@ export class ThreadRecorder {
           const recorded = await this.log.thread(workspace, thread, count * 2 + 10);
           return recorded.map((message) => asSlackMessage(message, bot));
         },
-        answered: async (text) => {
+        answered: async (text, tools) => {
           if (!text.trim()) return;
           await this.log
             .record(workspace, thread, {
@@ -158,6 +158,7 @@ export class ThreadRecorder {
               ...(question.user ? { person: question.user } : {}),
               text,
               at: timeOfTs(question.messageTs),
+              ...(tools.length > 0 ? { tools } : {}),
             })
             .catch((error: unknown) =>
               this.options.logger.warn({ channel: question.channel, error }, 'could not record an answer'),
@@ -253,6 +254,7 @@ function asSlackMessage(message: ConversationMessage, bot: BotIdentity): SlackMe
       ts: message.id.startsWith(answerPrefix) ? message.id.slice(answerPrefix.length) : message.id,
       user: bot.userId,
       text: message.text,
+      ...(message.tools ? { tools: message.tools } : {}),
     };
   return { ts: message.id, ...(message.person ? { user: message.person } : {}), text: message.text };
 }
@@ -279,7 +281,7 @@ function fromSlack(
 export function recordingAnswers(chat: ChatService): ChatService {
   const respond: ChatService['respond'] = async (input) => {
     const result = await chat.respond(input);
-    await currentTurn()?.answered?.(result.text);
+    await currentTurn()?.answered?.(result.text, result.usedTools);
     return result;
   };
   return new Proxy(chat, {
