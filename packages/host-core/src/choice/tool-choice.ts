@@ -21,6 +21,8 @@ const relativeFloor = 0.2;
  */
 const confidentScore = 6;
 const weakOffer = 8;
+/** Catalog indexes kept: one per distinct set of servers in use (people and workspaces differ). */
+const cachedCatalogs = 8;
 /** How many earlier user messages of the thread lend their words (lightly) to the question. */
 const threadMessages = 3;
 
@@ -82,7 +84,8 @@ export interface ToolOffer {
  * catalog and reused across turns (a catalog is the same tools in the same order).
  */
 export class ToolChooser {
-  private cached: { key: string; index: ToolSearchIndex } | undefined;
+  /** Indexes of the catalogs seen lately, least recently used first. */
+  private readonly cached = new Map<string, ToolSearchIndex>();
 
   constructor(
     readonly settings: ToolChoiceSettings = defaultToolChoice,
@@ -92,8 +95,14 @@ export class ToolChooser {
   /** The index of a catalog, built when the catalog changed. */
   index(tools: ToolDefinition[], originOf: (name: string) => ToolOrigin | undefined): ToolSearchIndex {
     const key = catalogKey(tools);
-    if (this.cached?.key !== key) this.cached = { key, index: new ToolSearchIndex(tools, originOf) };
-    return this.cached.index;
+    const index = this.cached.get(key) ?? new ToolSearchIndex(tools, originOf);
+    this.cached.delete(key);
+    this.cached.set(key, index);
+    for (const stale of this.cached.keys()) {
+      if (this.cached.size <= cachedCatalogs) break;
+      this.cached.delete(stale);
+    }
+    return index;
   }
 
   /** Starts one turn's choice over `tools` for the person's question and the thread before it. */
