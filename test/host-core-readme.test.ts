@@ -140,25 +140,28 @@ describe("host-core's README", () => {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';
-    let seen = 0;
     const browser: Array<Promise<unknown>> = [];
+    const done = { links: 0, approvals: 0, forms: 0 };
     child.stderr.on('data', (chunk) => {
       output += chunk;
     });
-    // The person: signs in from each link, answers each question when it is asked.
+    // The person: signs in from each link, answers each question once it is asked (whole ones only: a
+    // chunk may end in the middle of a line).
     child.stdout.on('data', (chunk) => {
       output += chunk;
-      const fresh = output.slice(seen);
-      seen = output.length;
-      for (const [, url] of fresh.matchAll(/Sign in to \w+: (\S+)/g))
+      const links = [...output.matchAll(/Sign in to \w+: (\S+)\n/g)].map((match) => match[1] as string);
+      for (const url of links.slice(done.links))
         browser.push(
           kit
-            .followAuthorization(url as string, { account: 'alice' })
+            .followAuthorization(url, { account: 'alice' })
             .then((back) => fetch(back))
             .then((response) => response.text()),
         );
-      for (const _ of fresh.matchAll(/\(y\/n\) $/gm)) child.stdin.write('y\n');
-      for (const _ of fresh.matchAll(/\(empty: decline\) $/gm))
+      done.links = links.length;
+      const approvals = output.split('(y/n) ').length - 1;
+      for (; done.approvals < approvals; done.approvals++) child.stdin.write('y\n');
+      const forms = output.split('(empty: decline) ').length - 1;
+      for (; done.forms < forms; done.forms++)
         child.stdin.write('{"name": "Alice Example", "check": true}\n');
     });
     const code = await new Promise<number | null>((done) => child.on('close', done));
