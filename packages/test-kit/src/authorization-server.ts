@@ -79,8 +79,10 @@ export async function startAuthorizationServer(
   let outage: 'unavailable' | 'drop' | undefined;
   const child = spawn(supportedNode(), [processEntry], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const answer = (id: number, value: unknown) =>
-    child.send({ type: 'answer', id, value } satisfies ParentMessage);
+  // A question still in flight when the server is closed goes unanswered (its process is gone).
+  const answer = (id: number, value: unknown) => {
+    if (child.connected) child.send({ type: 'answer', id, value } satisfies ParentMessage);
+  };
   const ready = new Promise<string>((resolve, reject) => {
     child.on('message', (message: ChildMessage) => {
       if (message.type === 'ready') resolve(message.issuer);
