@@ -105,6 +105,13 @@ export async function startAuthorizationServer(
         ),
       ),
     );
+    child.once('error', (error) =>
+      reject(
+        new Error(
+          `the authorization server's process could not start (${supportedNode()}): ${error.message}`,
+        ),
+      ),
+    );
   });
   child.send({ type: 'start', options } satisfies ParentMessage);
   const issuer = await ready;
