@@ -2,7 +2,9 @@
 // `pnpm demo`: the Slack bot, for real, against a Slack, a model and JMA that all run on this machine, so a
 // newcomer sees it work without an account or a key. You type as a person in a Slack channel; the bot's
 // replies in the thread are printed here. The model is scripted: it calls the tool you name
-// (`call <tool> {json}`) or the weather tool for 東京, 大阪 or 八丈島. What the fakes are: packages/test-kit.
+// (`call <tool> {json}`) or the weather tool for 東京, 大阪 or 八丈島. One server (`tracker`) is protected
+// by OAuth, with an authorization server on this machine too: `/connect tracker` signs you in through the
+// bot's Connect link as a browser would. What the fakes are: packages/test-kit.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -35,11 +37,17 @@ const freePort = () =>
   });
 
 const channel = 'C0DEMO';
-const [slack, llm, jma] = await Promise.all([
+const [slack, llm, jma, authorization] = await Promise.all([
   testKit.startFakeSlack(),
   testKit.startFakeVendor(),
   startFakeJma(),
+  // A real OAuth authorization server (oidc-provider) that signs in whoever asks, as `demo-person`.
+  testKit.startAuthorizationServer({}),
 ]);
+// A real MCP server (Streamable HTTP) that requires a bearer token of that authorization server, and
+// says so in its protected-resource metadata; its tool `whoami` says whose token it got.
+const tracker = await testKit.startProtectedServer(authorization.issuer);
+authorization.resources.push(tracker.url);
 llm.respondWith(testKit.demoModel);
 const scratch = mkdtempSync(join(tmpdir(), 'ai-assistant-demo-'));
 const config = join(scratch, 'mcp_servers.json');
@@ -60,10 +68,13 @@ writeFileSync(
         command: process.execPath,
         args: [join(root, 'mcp_servers', 'knowledge', 'dist', 'index.js'), '--docs', join(root, 'knowledge')],
       },
+      // Each person signs in with their own account (/connect tracker).
+      tracker: { type: 'http', url: tracker.url, oauth: true },
     },
   }),
 );
 const port = await freePort();
+const origin = `http://127.0.0.1:${port}`;
 const bot = spawn(process.execPath, [join(root, 'apps', 'slack-bot', 'dist', 'main.js')], {
   cwd: root,
   env: {
@@ -73,6 +84,8 @@ const bot = spawn(process.execPath, [join(root, 'apps', 'slack-bot', 'dist', 'ma
     SLACK_APP_TOKEN: 'xapp-demo',
     SLACK_API_URL: slack.apiUrl,
     PORT: String(port),
+    // Where the authorization server sends the browser back (<PUBLIC_URL>/oauth/callback).
+    PUBLIC_URL: origin,
     OPENAI_API_KEY: 'sk-demo-key',
     OPENAI_BASE_URL: llm.baseURL,
     MCP_ENABLED: 'true',
@@ -97,7 +110,7 @@ async function stop(code) {
     bot.kill('SIGTERM');
     await exited;
   }
-  await Promise.all([slack.close(), llm.close(), jma.close()]);
+  await Promise.all([slack.close(), llm.close(), jma.close(), tracker.close(), authorization.close()]);
   rmSync(scratch, { recursive: true, force: true });
   process.exit(code);
 }
@@ -111,6 +124,8 @@ Type as a person in #demo; each line without a thread starts one. Try:
   call search_knowledge {"query": "KNOWLEDGE_DIR"}
   call delete_record {"id": "r1"}     (a write: the bot asks first; answer with /press)
   /assistant servers        (the bot's slash command)
+  /connect tracker          sign in to the OAuth-protected server (an authorization server on this
+                            machine; this terminal plays your browser), then: call whoami
   /press <n>                press button n of the last answer
   /new                      start a new thread next
   /exit`);
@@ -167,6 +182,43 @@ async function awaitAnswer(threadTs) {
   printNew(threadTs);
 }
 
+/**
+ * `/connect <server>`: the bot's slash command gives a private Connect link; this terminal then does what
+ * the person's browser does: confirms on the bot's start page, signs in at the authorization server and
+ * follows its redirect back to the bot's callback, with the start page's cookie.
+ */
+async function connect(server) {
+  const responses = slack.responses.length;
+  await slack.command(`connect ${server}`, { channel });
+  const deadline = Date.now() + 60_000;
+  while (slack.responses.length === responses && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  const offer = slack.responses[responses];
+  const link = (offer?.blocks ?? [])
+    .flatMap((block) => block.elements ?? [])
+    .find((element) => element.type === 'button' && element.url)?.url;
+  if (!link) return say(`bot: ${offer?.text ?? 'no answer'}`);
+  say(`bot: ${offer.text}\n     (your browser opens ${link})`);
+  const confirmed = await fetch(`${origin}/oauth/start`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+    body: new URLSearchParams({ t: new URL(link).searchParams.get('t') ?? '' }),
+  });
+  const cookie = (confirmed.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+  const location = confirmed.headers.get('location');
+  if (!location) return say(`The start page refused: HTTP ${confirmed.status}`);
+  const back = await testKit.followAuthorization(location, { account: 'demo-person' });
+  const page = await fetch(back, { headers: { cookie } });
+  say(
+    `browser: ${(await page.text())
+      .replace(/<title>[\s\S]*?<\/title>/, '')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()}`,
+  );
+}
+
 let thread;
 const input = createInterface({ input: process.stdin, terminal: false });
 process.stdout.write('> ');
@@ -186,6 +238,8 @@ for await (const raw of input) {
       });
       await awaitAnswer(thread);
     }
+  } else if (line.startsWith('/connect')) {
+    await connect(line.split(/\s+/)[1] ?? '');
   } else if (line.startsWith('/assistant')) {
     // A slash command is answered in its acknowledgement or through its response_url.
     const responses = slack.responses.length;

@@ -29,7 +29,7 @@ function runDemo(input: string) {
 }
 
 describe('pnpm demo', () => {
-  it('answers the weather, asks before a write and runs it once pressed, answers a slash command, and exits 0', async () => {
+  it('#48 answers the weather, asks before a write and runs it once pressed, answers a slash command, connects the OAuth server and calls its tool, and exits 0', async () => {
     const { code, output } = await runDemo(
       [
         '東京の天気を教えて',
@@ -37,6 +37,11 @@ describe('pnpm demo', () => {
         'call delete_record {"id": "r1"}',
         '/press 1',
         '/assistant servers',
+        '/new',
+        // The protected server: signed in through the bot's Connect link, its start page and the
+        // local authorization server, then its tool runs with the person's own token.
+        '/connect tracker',
+        'call whoami',
         '/exit',
         '',
       ].join('\n'),
@@ -45,6 +50,8 @@ describe('pnpm demo', () => {
     expect(output).toContain('承認が必要です: `delete_record`');
     expect(output).toContain('deleted with {"id":"r1"}');
     expect(output).toMatch(/`weather` \(stdio\) — connected/);
+    expect(output).toContain('Connected — you can close this tab');
+    expect(output).toContain('you are demo-person');
     expect(code).toBe(0);
   }, 300_000);
 });

@@ -17,6 +17,12 @@ export interface StartPeopleOptions extends Omit<StartMcpOptions, 'oauth'>, Peop
  */
 export async function startPeople(options: StartPeopleOptions = {}): Promise<People> {
   const { store, connectHint, oauth, audit, workspaceServersAllow, appSettings, ...mcp } = options;
+  // People's grants are their credentials in the store: without one, nobody could sign in.
+  if (oauth && !store)
+    options.logger?.warn(
+      {},
+      'MCP authorization (oauth) is off: it needs a store, where people’s sign-ins are kept (pass startPeople a store)',
+    );
   const host = await startMcpFromEnvironment({
     ...mcp,
     // Grants are people's credentials; flows, registrations and refresh claims the store's records.

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import {
   type AuthorizationServer,
   followAuthorization,
@@ -56,6 +58,37 @@ describe('MCP authorization against a real authorization server (oidc-provider) 
     const { url } = await people.beginConnect(person, 'tracker');
     return people.completeConnect(await followAuthorization(url, { account }));
   }
+
+  it('#48 oidc-provider runs on a runtime it supports: a program that starts it prints no warning', async () => {
+    // A program using the test kit's authorization server as every OAuth test does: start, sign in, close.
+    const program = `
+      import { followAuthorization, startAuthorizationServer, startProtectedServer } from '@ai-assistant/test-kit';
+      const as = await startAuthorizationServer({});
+      const server = await startProtectedServer(as.issuer);
+      as.resources.push(server.url);
+      const metadata = await (await fetch(as.issuer + '/.well-known/oauth-authorization-server')).json();
+      console.log('issuer ' + (metadata.issuer === as.issuer));
+      await server.close();
+      await as.close();
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program], {
+      cwd: resolve(import.meta.dirname, '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const code = await new Promise((done) => child.on('close', done));
+    expect(output).toContain('issuer true');
+    // Before, on Node 20: "oidc-provider WARNING: Unsupported runtime. Use Node.js v22.x LTS, …" and
+    // "oidc-provider WARNING: a quick start development-only in-memory adapter is used, …".
+    expect(output).not.toContain('oidc-provider WARNING');
+    expect(code, output).toBe(0);
+  }, 60_000);
 
   it('two people connect; each reaches the server with their own token, asserted server-side', async () => {
     await connect(alice, 'alice');

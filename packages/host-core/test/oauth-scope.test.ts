@@ -45,8 +45,8 @@ describe('a tool that needs more access than the person granted', () => {
     rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
-  it('#43.15 a 403 insufficient_scope tells the model and the person that more permission is needed; Connect asks for it', async () => {
-    const logger = recordingLogger();
+  /** People over a manager whose one server is the tracker, each person signing in with OAuth. */
+  async function peopleOverTracker(logger = recordingLogger()) {
     const manager = await pool.connect(
       [
         {
@@ -69,7 +69,12 @@ describe('a tool that needs more access than the person granted', () => {
         },
       },
     );
-    const people = new People(manager, store);
+    return new People(manager, store);
+  }
+
+  it('#43.15 a 403 insufficient_scope tells the model and the person that more permission is needed; Connect asks for it', async () => {
+    const logger = recordingLogger();
+    const people = await peopleOverTracker(logger);
     const first = new URL((await people.beginConnect(alice, 'tracker')).url);
     expect(first.searchParams.get('scope')?.split(' ')).not.toContain('mcp:write');
     await people.completeConnect(await followAuthorization(first.toString(), { account: 'alice' }));
@@ -96,5 +101,25 @@ describe('a tool that needs more access than the person granted', () => {
     // Connect asks for the scope the server named.
     const again = new URL((await people.beginConnect(alice, 'tracker')).url);
     expect(again.searchParams.get('scope')?.split(' ')).toContain('mcp:write');
+  }, 60_000);
+
+  it('#48 the person signs in again with the scope the server named, and the tool runs (the registered client asked for less)', async () => {
+    const bob = { workspace: 'T1', user: 'U_BOB' };
+    const people = await peopleOverTracker();
+    // The client registered at the first sign-in asked for mcp:read only (the challenge's scope).
+    await people.completeConnect(
+      await followAuthorization((await people.beginConnect(bob, 'tracker')).url, { account: 'bob' }),
+    );
+    const refused = await (await people.viewFor(bob))
+      ?.callTool('mcp__tracker__write', {})
+      .catch((failure: ToolCallError) => failure);
+    expect((refused as ToolCallError).refused).toBe(403);
+    // Before: the authorization server answered invalid_scope ("requested scope is not allowed").
+    await people.completeConnect(
+      await followAuthorization((await people.beginConnect(bob, 'tracker')).url, { account: 'bob' }),
+    );
+    expect((await (await people.viewFor(bob))?.callTool('mcp__tracker__write', {}))?.text).toBe(
+      'write done for bob',
+    );
   }, 60_000);
 });

@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '@ai-assistant/store';
+import { recordingLogger } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { People } from '../src/people.js';
+import { startPeople } from '../src/start-people.js';
 import { echoServer, managerPool, nodeServer, personalEcho } from './helpers.js';
 
 // People over a real store (PGlite) and real per-person server processes: each change closes the
@@ -139,5 +141,38 @@ describe('People: the one service both apps use', () => {
     expect(storeless.personalServer('echo')).toBe('not personal');
     expect(storeless.personalServer('nowhere')).toBe('unknown server');
     await expect(storeless.connect(alice, 'mine', 'tok-alice-0001')).rejects.toThrow(/no store/);
+  });
+});
+
+describe('startPeople', () => {
+  it('#48 oauth without a store says at start that MCP authorization is off, and why', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'start-people-'));
+    const config = join(folder, 'mcp_servers.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { tracker: { type: 'http', url: 'http://127.0.0.1:9/mcp', oauth: true } },
+      }),
+    );
+    const logger = recordingLogger();
+    const people = await startPeople({
+      env: { MCP_ENABLED: 'true', MCP_SERVERS_CONFIG: config },
+      logger,
+      oauth: { redirectUrl: 'http://127.0.0.1:9/callback' },
+    });
+    try {
+      // Before: nothing said so until someone tried to connect.
+      expect(logger.lines).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          message: expect.stringContaining('MCP authorization (oauth) is off: it needs a store'),
+        }),
+      );
+      expect(people.oauthReady).toBe(false);
+      expect(people.personalServer('tracker')).toBe('no store');
+    } finally {
+      await people.close();
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
+    }
   });
 });

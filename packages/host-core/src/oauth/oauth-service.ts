@@ -33,6 +33,14 @@ function redirectFor(redirectUrl: string, id: string): string {
   return url.toString();
 }
 
+/** Whether a stored registration's `scope` (none: unrestricted) holds every scope of `wanted`. */
+function registeredFor(registration: string, wanted: string | undefined): boolean {
+  const registered = (JSON.parse(registration) as { scope?: unknown }).scope;
+  if (!wanted || typeof registered !== 'string') return true;
+  const held = new Set(registered.split(' '));
+  return wanted.split(' ').every((scope) => held.has(scope));
+}
+
 /** Where a client ID metadata document URL names the authorization server (its id). */
 const serverPlaceholder = '{as}';
 
@@ -177,9 +185,19 @@ export class OAuthService {
     const documentPerServer = this.options.clientMetadataUrl?.includes(serverPlaceholder) === true;
     const metadataUrl = this.options.clientMetadataUrl?.replace(serverPlaceholder, serverId);
     const registrationId = sha256(`${authorizationServerUrl}\u0000${ownRedirect}`);
-    const stored = preRegistered
+    const scope = chooseScope({
+      challenge: stepUp?.scope ?? found.scope,
+      supported: info.resourceMetadata?.scopes_supported,
+      configured: config.oauth?.scope,
+      offline: info.authorizationServerMetadata?.scopes_supported?.includes('offline_access') === true,
+    });
+    const registered = preRegistered
       ? undefined
       : await this.options.store.record('oauth-client', registrationId);
+    // A client registered for fewer scopes than this flow asks for (a step-up, a server naming other
+    // scopes) is registered again: an authorization server may refuse a client any scope beyond those
+    // it registered with (oidc-provider answers invalid_scope).
+    const stored = registered && registeredFor(registered, scope) ? registered : undefined;
     // A pre-registered client keeps the URI the operator registered; so does one client ID metadata
     // document for every authorization server (it lists one URI); a document per server has its own.
     const metadataDocument =
@@ -190,12 +208,6 @@ export class OAuthService {
         ?.client_id_metadata_document_supported === true;
     const redirectUri =
       preRegistered || (metadataDocument && !documentPerServer) ? this.options.redirectUrl : ownRedirect;
-    const scope = chooseScope({
-      challenge: stepUp?.scope ?? found.scope,
-      supported: info.resourceMetadata?.scopes_supported,
-      configured: config.oauth?.scope,
-      offline: info.authorizationServerMetadata?.scopes_supported?.includes('offline_access') === true,
-    });
     const flow: FlowRecord = {
       state: nodeCrypto().randomBytes(32).toString('base64url'),
       workspace: person.workspace,
