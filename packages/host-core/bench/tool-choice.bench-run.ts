@@ -137,6 +137,12 @@ it('tool choice over the recorded catalog', async () => {
     const todayChars = outcomes.map((outcome) => outcome.todayChars);
     const jsonShare = percentile(chars, 0.5) / percentile(todayChars, 0.5);
     const p99 = percentile(roundTimes, 0.99);
+    const japanese = needing.filter((outcome) => outcome.question.lang === 'ja');
+    const english = needing.filter((outcome) => outcome.question.lang === 'en');
+    const unshared = needing.filter((outcome) => !outcome.question.sharesWord);
+    const hit = (outcome: Outcome) => outcome.hit;
+    const todayHit = (outcome: Outcome) => outcome.todayHit;
+    const rate = (part: Outcome[], test: (outcome: Outcome) => boolean) => percent(share(part, test));
     const aimed = file === 'tool-questions.json';
     const judge = (met: boolean) => (aimed ? verdict(met) : 'reported');
     const misses = needing
@@ -152,27 +158,9 @@ it('tool choice over the recorded catalog', async () => {
         ['  in the first request, before any search', percent(share(needing, (outcome) => outcome.hitFirst))],
         [
           '  Japanese / English',
-          `${percent(
-            share(
-              needing.filter((o) => o.question.lang === 'ja'),
-              (o) => o.hit,
-            ),
-          )} / ${percent(
-            share(
-              needing.filter((o) => o.question.lang === 'en'),
-              (o) => o.hit,
-            ),
-          )}`,
+          `${rate(japanese, hit)} / ${rate(english, hit)}; today ${rate(japanese, todayHit)} / ${rate(english, todayHit)}`,
         ],
-        [
-          '  sharing no word with the tool',
-          percent(
-            share(
-              needing.filter((o) => !o.question.sharesWord),
-              (o) => o.hit,
-            ),
-          ),
-        ],
+        ['  sharing no word with the tool', `${rate(unshared, hit)}; today ${rate(unshared, todayHit)}`],
         [
           'tools offered, median / p95',
           `${percentile(offered, 0.5)} / ${percentile(offered, 0.95)} (aim ≤ 24 / ≤ 40: ${judge(percentile(offered, 0.5) <= 24 && percentile(offered, 0.95) <= 40)}); today 128`,
