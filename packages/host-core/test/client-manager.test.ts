@@ -134,7 +134,13 @@ describe('McpClientManager against real processes', () => {
   // A server that fails is retried under the default policy (restart: "on-failure"): it shows as restarting.
   it('ac7 skips a server that fails to start, logs why, and keeps the others working', async () => {
     const logger = recordingLogger();
-    const mcp = manager({ logger, connectTimeoutMs: 3000 });
+    // The restart policy is pinned: no retry comes within the test, however slow the machine, so each
+    // failed server is logged once.
+    const mcp = manager({
+      logger,
+      connectTimeoutMs: 3000,
+      restartPolicy: { initialDelayMs: 600_000, maxDelayMs: 600_000, jitter: 0 },
+    });
     await mcp.connect([
       nodeServer('crashes', echo, ['--crash-on-start']),
       nodeServer('missing', '/nonexistent/server.js'),
