@@ -6,6 +6,7 @@ import { defaultResultBudget } from './format-tool-result.js';
 import type { McpClientManagerOptions } from './manager-types.js';
 import { PersonalPool } from './personal-pool.js';
 import { Requests } from './requests.js';
+import { defaultStartConcurrency, StartQueue } from './startup.js';
 import { defaultRestartPolicy, Supervisor } from './supervisor.js';
 import type { ToolIndex } from './tool-index.js';
 
@@ -17,6 +18,8 @@ export interface ManagerHooks {
   onFailed: (connection: McpConnection) => void;
   /** The supervisor's retry of a failed server. */
   reopen: (connection: McpConnection) => Promise<void>;
+  /** Whether the manager is closing (a start then makes no new attempt). */
+  closing: () => boolean;
 }
 
 /**
@@ -40,6 +43,8 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
     ...(oauth ? { oauth } : {}),
     onToolsChanged: hooks.onToolsChanged,
     onFailed: hooks.onFailed,
+    closing: hooks.closing,
+    ...(options.onServerEvent ? { onEvent: options.onServerEvent } : {}),
   };
   const supervisor = new Supervisor(hooks.reopen, logger, {
     ...defaultRestartPolicy,
@@ -53,25 +58,36 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
   );
   // Per-person connections are not supervised: a failed one is reopened on the person's next turn.
   const pool = new PersonalPool(
-    { ...context, onToolsChanged: () => {}, onFailed: () => {} },
+    { ...context, onToolsChanged: () => {}, onFailed: () => {}, onEvent: undefined },
     options.personalPool,
   );
-  return { redactor, logger, oauth, context, supervisor, requests, pool };
+  // Shared servers start a few at a time (the supervisor's retries too).
+  const starts = new StartQueue(Math.max(1, options.startConcurrency ?? defaultStartConcurrency()));
+  return { redactor, logger, oauth, context, supervisor, requests, pool, starts };
 }
 
-/** Ends the manager: the supervisor's retries, every connection, the pool, then the index. */
+/**
+ * Ends the manager: the supervisor's retries, every connection, the pool, the starts under way (each
+ * makes no new attempt and shuts down what it opened), then the index.
+ */
 export async function closeAll(
   supervisor: Supervisor,
   connections: Iterable<Connection>,
   pool: PersonalPool,
   index: ToolIndex,
+  starts: () => Promise<void>,
 ): Promise<void> {
   const retries = supervisor.close();
   await Promise.all([
-    ...[...connections].map((connection) => shutDown(connection, 'closed by the host')),
+    ...[...connections].map((connection) => {
+      if (connection.kind === 'mcp') clearTimeout(connection.idleTimer);
+      // A server still starting has said nothing yet: it is not asked to exit first.
+      return shutDown(connection, 'closed by the host', { hung: connection.state === 'connecting' });
+    }),
     pool.close(),
   ]);
   // A reconnection under way when the close began ends here too.
   await retries;
+  await starts();
   index.clear();
 }
