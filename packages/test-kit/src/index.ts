@@ -6,6 +6,7 @@ export {
 
 // What several packages' tests share. Private: never published.
 
+export { catalogServerPath } from './catalog-server.js';
 export { demoModel } from './demo-model.js';
 export {
   type ApiCall,
