@@ -9,13 +9,9 @@ import {
   type Connection,
   type ConnectionContext,
   type LocalConnection,
-  type McpConnection,
   newConnection,
-  openConnection,
-  shutDown,
-  startConnection,
 } from './connection.js';
-import { requestCancelled, requestFailed, toolNotFound } from './errors.js';
+import { toolNotFound } from './errors.js';
 import { closeAll, managerParts } from './manager-parts.js';
 import type {
   AutoContextTool,
@@ -35,9 +31,8 @@ import type { PersonalPool, PersonKey } from './personal-pool.js';
 import type { Requests } from './requests.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
 import { instructionsOf, statusOf, unavailableOf } from './server-status.js';
-import type { StartQueue } from './startup.js';
-import { reopenConnection, type Supervisor } from './supervisor.js';
-import { cachedTools, catalogKey, type ToolCatalogCache } from './tool-catalog-cache.js';
+import { onFirstUse, type SharedStarts } from './shared-starts.js';
+import type { Supervisor } from './supervisor.js';
 import { autoContextTools, ToolIndex, warnOnManyTools } from './tool-index.js';
 
 export * from './manager-types.js';
@@ -61,13 +56,8 @@ export class McpClientManager {
   private readonly supervisor: Supervisor;
   private readonly requests: Requests;
   private readonly pool: PersonalPool;
-  /** Shared servers start a few at a time. */
-  private readonly starts: StartQueue;
-  /** Starts waiting or under way (first starts, starts on first use, the supervisor's retries). */
-  private readonly underWay = new Set<Promise<void>>();
-  private readonly cache: ToolCatalogCache | undefined;
-  /** Each server's tool list as last loaded from or saved to the cache (JSON), to skip writing it again. */
-  private readonly kept = new Map<string, string>();
+  /** How shared servers start and stop: in turn, from cached lists, on first use. */
+  private readonly starts: SharedStarts;
   /** MCP authorization: each person's OAuth grants (undefined: the app gave no redirect URI). */
   readonly oauth: OAuthService | undefined;
   private closing: Promise<void> | undefined;
@@ -76,7 +66,6 @@ export class McpClientManager {
     const parts = managerParts(options, {
       onToolsChanged: () => this.rebuildIndex(),
       onFailed: (connection) => this.supervisor.failed(connection),
-      reopen: (connection) => this.reopen(connection),
       closing: () => this.closing !== undefined,
     });
     this.redactor = parts.redactor;
@@ -87,7 +76,6 @@ export class McpClientManager {
     this.requests = parts.requests;
     this.pool = parts.pool;
     this.starts = parts.starts;
-    this.cache = options.toolCatalogCache;
     this.host = hostConnection(this);
   }
 
@@ -109,20 +97,14 @@ export class McpClientManager {
       this.connections.set(config.name, connection);
       added.push(connection);
     }
-    const cached = new Set(
-      (
-        await Promise.all(
-          added.map(async (connection) => ((await this.loadCached(connection)) ? connection : undefined)),
-        )
-      ).filter((connection) => connection !== undefined),
-    );
+    const cached = await this.starts.listCached(added);
     this.rebuildIndex();
     // Servers whose tools nobody knows yet start first; the cached ones reconnect behind them.
     const firstStarts = [
       ...added.filter((connection) => !cached.has(connection)),
       ...added.filter((connection) => cached.has(connection)),
     ].flatMap((connection) => {
-      const start = this.begin(connection);
+      const start = this.starts.begin(connection);
       return cached.has(connection) ? [] : [start];
     });
     await Promise.all(firstStarts);
@@ -135,8 +117,8 @@ export class McpClientManager {
    * Resolves once no start is waiting or under way: every server connected, failed (the supervisor's
    * backoff then decides), or stopped until first use.
    */
-  async started(): Promise<void> {
-    while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
+  started(): Promise<void> {
+    return this.starts.started();
   }
 
   /** A copy of a value with the pinned secrets, and `extra` (the asking person's), replaced. */
@@ -216,7 +198,9 @@ export class McpClientManager {
   }
 
   /**
-   * Calls a tool by its model-facing name and returns its result as text. Throws a `ToolCallError`
+   * Calls a tool by its model-facing name and returns its result as text. A server still starting (or
+   * stopped until its first use, which this call starts) is waited for within the call's own timeout,
+   * and the call gets what is left of it. Throws a `ToolCallError`
    * (`TOOL_NOT_FOUND`, `REQUEST_TIMEOUT`: cancelled on the server, `TOOL_EXECUTION_FAILED`,
    * `MISSING_CREDENTIALS`) or a `CancelledError` (the signal was aborted).
    */
@@ -231,68 +215,9 @@ export class McpClientManager {
     // The common case, kept lean: a connected server that is never stopped.
     if (connection.kind === 'local' || (connection.state === 'connected' && !onFirstUse(connection)))
       return this.requests.callTool(connection, entry.tool.name, name, args, options);
-    return this.callWhenStarted(connection, entry.tool.name, name, args, options);
-  }
-
-  /**
-   * A call to a server that is starting, not started yet (on first use), or started on first use: it
-   * waits for the start within its own deadline (what is left of it goes to the call), and keeps a
-   * server started on first use running until it ends.
-   */
-  private async callWhenStarted(
-    connection: McpConnection,
-    tool: string,
-    name: string,
-    args: Record<string, unknown>,
-    options: CallToolOptions,
-  ): Promise<ToolCallOutcome> {
-    connection.users = (connection.users ?? 0) + 1;
-    clearTimeout(connection.idleTimer);
-    try {
-      const left = await this.whenStarted(connection, name, options);
-      return await this.requests.callTool(connection, tool, name, args, left);
-    } finally {
-      connection.users -= 1;
-      this.armIdleStop(connection);
-    }
-  }
-
-  /** Waits for `connection`'s start (begun now if it waits for its first use); the options left after. */
-  private async whenStarted(
-    connection: McpConnection,
-    what: string,
-    options: CallToolOptions,
-  ): Promise<CallToolOptions> {
-    if (connection.state === 'idle' && !connection.starting) this.startOnUse(connection);
-    const starting = connection.starting;
-    if (!starting || connection.state === 'connected') return options;
-    this.starts.hurry(connection.config.name);
-    const timeoutMs = options.timeoutMs ?? connection.config.timeoutMs;
-    const began = Date.now();
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const outcome = await Promise.race([
-      starting.then(() => 'started' as const),
-      new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), timeoutMs);
-      }),
-      new Promise<'cancelled'>((resolve) => {
-        onAbort = () => resolve('cancelled');
-        if (options.signal?.aborted) onAbort();
-        else options.signal?.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]).finally(() => {
-      clearTimeout(timer);
-      if (onAbort) options.signal?.removeEventListener('abort', onAbort);
-    });
-    if (outcome === 'cancelled') throw requestCancelled(what);
-    if (outcome === 'late')
-      throw requestFailed(
-        what,
-        connection.config.name,
-        `the server is still starting; it was not ready within the call's ${timeoutMs} ms (try again in a moment)`,
-      );
-    return { ...options, timeoutMs: Math.max(1, timeoutMs - (Date.now() - began)) };
+    return this.starts.use(connection, name, options, (left) =>
+      this.requests.callTool(connection, entry.tool.name, name, args, left),
+    );
   }
 
   private instructions(): Array<{ server: string; text: string }> {
@@ -378,147 +303,9 @@ export class McpClientManager {
   /** Ends every connection and child process (with descendants) within about 5 s. Safe to call twice. */
   close(): Promise<void> {
     this.closing ??= closeAll(this.supervisor, this.connections.values(), this.pool, this.index, () =>
-      this.started(),
+      this.starts.started(),
     );
     return this.closing;
-  }
-
-  /** Reconnects a failed MCP server (the supervisor's retry, in its turn); its tools are listed afresh. */
-  private reopen(connection: McpConnection): Promise<void> {
-    return this.queueStart(connection, async () => {
-      await reopenConnection(connection, this.context, () => this.closing !== undefined);
-      await this.afterStart(connection, false);
-    });
-  }
-
-  /** Starts a configured server as its entry says; resolves when its first start has ended. */
-  private begin(connection: Connection): Promise<void> {
-    const config = connection.config;
-    if (connection.kind === 'local' || config.disabled || config.connection === 'per_user')
-      return startConnection(connection, this.context);
-    this.context.redactor.pin(config.substituted ?? []);
-    if (onFirstUse(connection) && connection.tools.length > 0) {
-      connection.state = 'idle';
-      return Promise.resolve();
-    }
-    // With no cached tools, a server started on first use starts once now to learn them.
-    return this.queueStart(connection, async () => {
-      await openConnection(connection, this.context);
-      await this.afterStart(connection, onFirstUse(connection));
-    });
-  }
-
-  /** A call needs a server started on first use: it starts in the next free turn. */
-  private startOnUse(connection: McpConnection): void {
-    void this.queueStart(connection, async () => {
-      // A stop still under way ends first: its process's descendants are not the new one's.
-      await connection.stopping;
-      if (this.closing) return;
-      connection.state = 'connecting';
-      await openConnection(connection, this.context);
-      await this.afterStart(connection, false);
-    });
-  }
-
-  /** Runs a start in its turn; `connection.starting` tells calls what to wait for. */
-  private queueStart(connection: McpConnection, work: () => Promise<void>): Promise<void> {
-    const starting: Promise<void> = this.starts
-      .run(connection.config.name, () => (this.closing ? Promise.resolve() : work()))
-      .finally(() => {
-        this.underWay.delete(starting);
-        if (connection.starting === starting) connection.starting = undefined;
-      });
-    connection.starting = starting;
-    this.underWay.add(starting);
-    return starting;
-  }
-
-  /** After a start: the index, the catalog cache, and a server started on first use's idle stop. */
-  private async afterStart(connection: McpConnection, learning: boolean): Promise<void> {
-    if (this.closing) {
-      await shutDown(connection, 'closed by the host');
-      return;
-    }
-    this.rebuildIndex();
-    if (connection.state !== 'connected') return;
-    await this.keepCatalog(connection);
-    if (!onFirstUse(connection)) return;
-    if (learning && !connection.users) await this.stopUntilUsed(connection, 'learned');
-    else this.armIdleStop(connection);
-  }
-
-  /** A server started on first use with no call running is stopped after its idle time. */
-  private armIdleStop(connection: McpConnection): void {
-    clearTimeout(connection.idleTimer);
-    const config = connection.config;
-    if (config.transport !== 'stdio' || config.start !== 'on_first_use') return;
-    if (connection.users || connection.state !== 'connected' || this.closing) return;
-    connection.idleTimer = setTimeout(() => {
-      connection.idleTimer = undefined;
-      if (!connection.users && connection.state === 'connected') void this.stopUntilUsed(connection, 'idle');
-    }, config.idleStopMs ?? 600_000);
-    connection.idleTimer.unref();
-  }
-
-  /** Stops a server started on first use; its tools stay listed and its next call starts it again. */
-  private async stopUntilUsed(connection: McpConnection, why: 'idle' | 'learned'): Promise<void> {
-    const stopping = shutDown(
-      connection,
-      why === 'idle' ? 'stopped after its idle time' : 'stopped until its first use',
-    );
-    connection.state = 'idle';
-    connection.reason = undefined;
-    connection.stopping = stopping;
-    await stopping;
-    if (connection.stopping === stopping) connection.stopping = undefined;
-    this.logger.info({ server: connection.config.name, why }, 'MCP server stopped until its next use');
-    this.rebuildIndex();
-    this.context.onEvent?.({ type: 'stopped', server: connection.config.name, why });
-  }
-
-  /** Lists a server's tools from the catalog cache, when it has them; whether it did. */
-  private async loadCached(connection: Connection): Promise<boolean> {
-    const config = connection.config;
-    const key = catalogKey(config);
-    if (
-      !this.cache ||
-      !key ||
-      connection.kind !== 'mcp' ||
-      config.disabled ||
-      config.connection === 'per_user'
-    )
-      return false;
-    try {
-      const tools = cachedTools(await this.cache.load(key));
-      if (!tools) return false;
-      connection.tools = tools;
-      this.kept.set(config.name, JSON.stringify(tools));
-      this.context.onEvent?.({ type: 'cached', server: config.name, tools: tools.length });
-      return true;
-    } catch (error) {
-      this.logger.warn(
-        { server: config.name, error: this.redactor.redact(String(error)) },
-        'cannot read the tool list kept in the store; the server lists its tools once it connects',
-      );
-      return false;
-    }
-  }
-
-  /** Keeps a connected server's tool list in the catalog cache, when it changed. */
-  private async keepCatalog(connection: McpConnection): Promise<void> {
-    const key = catalogKey(connection.config);
-    if (!this.cache || !key) return;
-    const json = JSON.stringify(connection.tools);
-    if (this.kept.get(connection.config.name) === json) return;
-    try {
-      await this.cache.save(key, connection.tools);
-      this.kept.set(connection.config.name, json);
-    } catch (error) {
-      this.logger.warn(
-        { server: connection.config.name, error: this.redactor.redact(String(error)) },
-        'cannot keep the tool list in the store; a restart lists it once the server connects',
-      );
-    }
   }
 
   /** The resource tools' reach: servers with resources or the capability. */
@@ -541,9 +328,4 @@ export class McpClientManager {
     this.host.tools = this.resourceServers().length > 0 ? resourceTools : [];
     this.index.rebuild([...this.connections.values(), this.host]);
   }
-}
-
-/** Whether a server starts on its first use (and stops when idle). */
-function onFirstUse(connection: Connection): connection is McpConnection {
-  return connection.config.transport === 'stdio' && connection.config.start === 'on_first_use';
 }

@@ -6,7 +6,8 @@ import { defaultResultBudget } from './format-tool-result.js';
 import type { McpClientManagerOptions } from './manager-types.js';
 import { PersonalPool } from './personal-pool.js';
 import { Requests } from './requests.js';
-import { defaultStartConcurrency, StartQueue } from './startup.js';
+import { SharedStarts } from './shared-starts.js';
+import { defaultStartConcurrency } from './startup.js';
 import { defaultRestartPolicy, Supervisor } from './supervisor.js';
 import type { ToolIndex } from './tool-index.js';
 
@@ -16,8 +17,6 @@ export interface ManagerHooks {
   onToolsChanged: () => void;
   /** An MCP server failed to start or went away. */
   onFailed: (connection: McpConnection) => void;
-  /** The supervisor's retry of a failed server. */
-  reopen: (connection: McpConnection) => Promise<void>;
   /** Whether the manager is closing (a start then makes no new attempt). */
   closing: () => boolean;
 }
@@ -25,7 +24,7 @@ export interface ManagerHooks {
 /**
  * The parts an `McpClientManager` is made of, from its options: one redactor (every log line passes
  * through it), OAuth when the app gave a redirect URI, the context connections open with, the
- * supervisor of shared servers, the request path and the per-person pool.
+ * supervisor of shared servers, how they start, the request path and the per-person pool.
  */
 export function managerParts(options: McpClientManagerOptions, hooks: ManagerHooks) {
   const env = options.env ?? process.env;
@@ -46,7 +45,13 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
     closing: hooks.closing,
     ...(options.onServerEvent ? { onEvent: options.onServerEvent } : {}),
   };
-  const supervisor = new Supervisor(hooks.reopen, logger, {
+  // Shared servers start a few at a time (the supervisor's retries too).
+  const starts = new SharedStarts(
+    context,
+    options.toolCatalogCache,
+    options.startConcurrency ?? defaultStartConcurrency(),
+  );
+  const supervisor = new Supervisor((connection) => starts.reopen(connection), logger, {
     ...defaultRestartPolicy,
     ...options.restartPolicy,
   });
@@ -61,8 +66,6 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
     { ...context, onToolsChanged: () => {}, onFailed: () => {}, onEvent: undefined },
     options.personalPool,
   );
-  // Shared servers start a few at a time (the supervisor's retries too).
-  const starts = new StartQueue(Math.max(1, options.startConcurrency ?? defaultStartConcurrency()));
   return { redactor, logger, oauth, context, supervisor, requests, pool, starts };
 }
 
