@@ -104,6 +104,11 @@ describe('#42 start-up that scales with the catalog', () => {
       ['start-timed-out', 3000],
       ['starting', 6000],
     ]);
+    // An admin's one-off Test (like a person's own connection, opened in a turn) has one attempt only.
+    const test = await manager.testServer(
+      nodeServer('never', echoServer, ['--wait-for', join(scratch(), 'shut')], { startupTimeoutMs: 300 }),
+    );
+    expect(test).toMatchObject({ ok: false, reason: expect.stringContaining('within 300 ms') });
     // The policy: doubling from the entry's limit, capped at six times it; then the supervisor's turn.
     expect(startupLimits(10_000)).toEqual([10_000, 20_000, 40_000, 60_000]);
     expect(startupLimits(300)).toEqual([300, 600, 1200, 1800]);

@@ -255,7 +255,13 @@ export class McpClientManager {
     config: ServerConfig,
     secret?: string,
   ): Promise<{ ok: true; tools: string[] } | { ok: false; reason: string }> {
-    return testOnce(config, secret, { ...this.context, onToolsChanged: () => {}, onFailed: () => {} });
+    return testOnce(config, secret, {
+      ...this.context,
+      onToolsChanged: () => {},
+      onFailed: () => {},
+      onEvent: undefined,
+      growStartupLimit: false,
+    });
   }
 
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */

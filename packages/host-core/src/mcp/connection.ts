@@ -82,6 +82,11 @@ export interface ConnectionContext extends TransportContext {
   onEvent?: (event: ServerEvent) => void;
   /** Whether the host is closing: a start then makes no new attempt. */
   closing?: () => boolean;
+  /**
+   * Whether a start that runs out of time is tried again with a longer limit (the manager's shared
+   * servers); a connection opened in a turn (a person's own, an admin's Test) has one attempt.
+   */
+  growStartupLimit?: boolean;
 }
 
 const closeBudgetMs = 5000;
@@ -202,7 +207,8 @@ function downloadHint(config: McpConnection['config'], limitMs: number): string 
 async function openMcp(connection: McpConnection, context: ConnectionContext): Promise<void> {
   const config = connection.config;
   const name = config.name;
-  const limits = startupLimits(config.startupTimeoutMs ?? context.connectTimeoutMs);
+  const base = config.startupTimeoutMs ?? context.connectTimeoutMs;
+  const limits = context.growStartupLimit ? startupLimits(base) : [base];
   const from = Math.max(
     0,
     limits.findIndex((limit) => limit >= (connection.startupLimitMs ?? 0)),

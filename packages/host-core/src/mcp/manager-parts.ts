@@ -43,6 +43,7 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
     onToolsChanged: hooks.onToolsChanged,
     onFailed: hooks.onFailed,
     closing: hooks.closing,
+    growStartupLimit: true,
     ...(options.onServerEvent ? { onEvent: options.onServerEvent } : {}),
   };
   // Shared servers start a few at a time (the supervisor's retries too).
@@ -63,7 +64,7 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
   );
   // Per-person connections are not supervised: a failed one is reopened on the person's next turn.
   const pool = new PersonalPool(
-    { ...context, onToolsChanged: () => {}, onFailed: () => {}, onEvent: undefined },
+    { ...context, onToolsChanged: () => {}, onFailed: () => {}, onEvent: undefined, growStartupLimit: false },
     options.personalPool,
   );
   return { redactor, logger, oauth, context, supervisor, requests, pool, starts };
