@@ -95,10 +95,12 @@ describe('#42 start-up that scales with the catalog', () => {
     ]);
     await manager.started();
     expect(manager.status()[0]).toMatchObject({ state: 'connected' });
+    // (A machine too busy to start it within 6 s would try 12 s next: only the first steps are pinned.)
     expect(
       events
         .filter((event) => event.type === 'starting' || event.type === 'start-timed-out')
-        .map((event) => [event.type, 'limitMs' in event ? event.limitMs : undefined]),
+        .map((event) => [event.type, 'limitMs' in event ? event.limitMs : undefined])
+        .slice(0, 3),
     ).toEqual([
       ['starting', 3000],
       ['start-timed-out', 3000],
