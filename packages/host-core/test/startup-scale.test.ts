@@ -145,6 +145,16 @@ describe('#42 start-up that scales with the catalog', () => {
     writeFileSync(gate, 'open');
     expect((await call).text).toBe('echo: hello');
     expect(second.manager.status()[0]?.state).toBe('connected');
+
+    // A tool the server adds later (tools/list_changed) is kept too: the next start lists it at once.
+    await second.manager.callTool('mcp__echo__add_tool', {});
+    const before = second.manager.listTools().length;
+    await second.next((event) => event.type === 'kept' && event.tools > before);
+    await second.manager.close();
+    rmSync(gate);
+    const third = observed({ toolCatalogCache: store.toolCatalogs });
+    await third.manager.connect([entry]);
+    expect(third.manager.listTools().map((tool) => tool.name)).toContain('mcp__echo__added');
   }, 60_000);
 
   it('#42 a server started on first use answers the first call and stops when idle', async () => {

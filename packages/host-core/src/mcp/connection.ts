@@ -74,8 +74,11 @@ export interface ConnectionContext extends TransportContext {
   clientInfo: { name: string; version: string };
   connectTimeoutMs: number;
   now: () => Date;
-  /** A server's tools (or its state) changed: the tool index must be rebuilt. */
-  onToolsChanged: () => void;
+  /**
+   * A server's tools (or its state) changed: the tool index must be rebuilt. `changed`: the server
+   * whose `tools/list_changed` brought a new list.
+   */
+  onToolsChanged: (changed?: McpConnection) => void;
   /** An MCP server failed to start or went away: the supervisor decides what happens next. */
   onFailed: (connection: McpConnection) => void;
   /** Hears each attempt of a start and its end (the manager's shared servers only). */
@@ -156,7 +159,7 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
         onChanged: (error, tools) => {
           if (error || !tools) return refreshFailed(error);
           connection.tools = tools;
-          context.onToolsChanged();
+          context.onToolsChanged(connection);
           context.logger.info({ server: name, tools: tools.length }, 'MCP server tools changed');
         },
       },

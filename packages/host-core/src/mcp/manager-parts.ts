@@ -40,7 +40,11 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     now,
     ...(oauth ? { oauth } : {}),
-    onToolsChanged: hooks.onToolsChanged,
+    onToolsChanged: (changed) => {
+      hooks.onToolsChanged();
+      // A list the server changed (tools/list_changed) is kept too.
+      if (changed) starts.keep(changed);
+    },
     onFailed: hooks.onFailed,
     closing: hooks.closing,
     growStartupLimit: true,

@@ -75,6 +75,8 @@ export type ServerEvent =
   | { type: 'start-failed'; server: string; attempt: number; reason: string }
   /** Its tools are listed from the catalog cache, before (or without) it starts. */
   | { type: 'cached'; server: string; tools: number }
+  /** Its tool list (new, or changed since) was saved in the catalog cache. */
+  | { type: 'kept'; server: string; tools: number }
   /** A server started on first use was stopped: `idle` (no call for its idle time) or `learned` (its tools are known). */
   | { type: 'stopped'; server: string; why: 'idle' | 'learned' };
 

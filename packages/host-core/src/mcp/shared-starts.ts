@@ -94,6 +94,11 @@ export class SharedStarts {
     }
   }
 
+  /** Keeps a connected server's tool list in the catalog cache (after `tools/list_changed`). */
+  keep(connection: McpConnection): void {
+    if (connection.state === 'connected') void this.keepCatalog(connection);
+  }
+
   /**
    * Resolves once no start is waiting or under way: every server connected, failed (the supervisor's
    * backoff then decides), or stopped until first use.
@@ -252,6 +257,11 @@ export class SharedStarts {
     try {
       await this.cache.save(key, connection.tools);
       this.kept.set(connection.config.name, json);
+      this.context.onEvent?.({
+        type: 'kept',
+        server: connection.config.name,
+        tools: connection.tools.length,
+      });
     } catch (error) {
       this.context.logger.warn(
         { server: connection.config.name, error: this.context.redactor.redact(String(error)) },
