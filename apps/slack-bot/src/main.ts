@@ -64,6 +64,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       logger,
       redactor,
       store,
+      // Each server's tool list is kept in the store: a restart (or a replica) lists every tool at once.
+      toolCatalogCache: store.toolCatalogs,
       connectHint: connectCommand,
       appSettings: () => ({
         model,

@@ -64,6 +64,7 @@ export {
   type ResolvedTool,
   type ResourceEntry,
   type ResourceTemplateEntry,
+  type ServerEvent,
   type ServerState,
   type ServerStatus,
   type ToolCallOutcome,
@@ -80,6 +81,7 @@ export { type Person, serverEnabled } from './mcp/person.js';
 export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
+export type { ToolCatalogCache } from './mcp/tool-catalog-cache.js';
 export type { McpHost, McpView } from './mcp-host.js';
 export { AddressAllowlist, RefusedAddressError } from './net/address-guard.js';
 export { AuthorizationError } from './oauth/authorization-error.js';

@@ -31,6 +31,7 @@ export {
 } from './open.js';
 export { type SealedOwner, SealedRecords } from './sealed.js';
 export { Store } from './store.js';
+export { maxCatalogBytes, ToolCatalogs } from './tool-catalogs.js';
 export {
   type ReservedLimit,
   UsageCounts,

@@ -150,6 +150,18 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0010_tool_catalogs': {
+    async up(db: Kysely<unknown>) {
+      // Each shared MCP server's tools/list (JSON), so a restart or another replica lists every tool
+      // at once. The key is the server's name and a hash of what identifies it (never a secret).
+      await db.schema
+        .createTable('tool_catalogs')
+        .addColumn('key', 'text', (column) => column.primaryKey())
+        .addColumn('tools', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'timestamptz', (column) => column.notNull())
+        .execute();
+    },
+  },
   '0012_conversation_tools': {
     async up(db: Kysely<unknown>) {
       // An answer's tools (JSON names): the thread's next question keeps them offered.

@@ -161,6 +161,14 @@ export interface AnswerFeedbackTable {
   at: Timestamp;
 }
 
+/** A shared MCP server's tool list (see tool-catalogs.ts). */
+export interface ToolCatalogsTable {
+  key: string;
+  /** The server's tools/list `tools`, as JSON. */
+  tools: string;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_servers: WorkspaceServersTable;
@@ -174,4 +182,5 @@ export interface Database {
   conversation_threads: ConversationThreadsTable;
   conversation_messages: ConversationMessagesTable;
   answer_feedback: AnswerFeedbackTable;
+  tool_catalogs: ToolCatalogsTable;
 }

@@ -9,6 +9,7 @@ import type { Keyring } from './keyring.js';
 import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
 import { SealedRecords } from './sealed.js';
+import { ToolCatalogs } from './tool-catalogs.js';
 import { UsageCounts } from './usage.js';
 import { WorkspaceSettings } from './workspaces.js';
 
@@ -48,6 +49,8 @@ export class Store {
   readonly usage: UsageCounts;
   /** The threads an app takes part in: people's messages and final answers, never tool steps. */
   readonly conversations: Conversations;
+  /** Each shared MCP server's tool list, so a restart (or a replica) lists every tool at once. */
+  readonly toolCatalogs: ToolCatalogs;
   /**
    * What MCP authorization keeps besides people's credentials: its flows and client registrations as
    * sealed records, and refresh claims (one replica refreshes a grant) as event claims, deleted
@@ -90,6 +93,7 @@ export class Store {
     this.audit = new AuditTrail(db);
     this.usage = new UsageCounts(db);
     this.conversations = new Conversations(db);
+    this.toolCatalogs = new ToolCatalogs(db);
     const serverId = (workspace: string, name: string) => `${workspace}/${name}`;
     this.workspaceServers = {
       list: async (workspace) =>

@@ -4,8 +4,9 @@ import { escapeSlackText } from '../format/slack-text.js';
 /**
  * A server's state in words, as App Home and `/assistant servers` show it. A workspace's own server
  * says how its shared connection stands now: open (connected, restarting, failed) or not open, when
- * its tool count is the one its Test found; a per-person server the person connected, how their own
- * connection stands (failed with why, when it could not open).
+ * its tool count is the one its Test found; an operator's server that starts on first use is stopped
+ * until a question uses it (its tools kept from its last start); a per-person server the person
+ * connected, how their own connection stands (failed with why, when it could not open).
  */
 export function serverStateText(server: WorkspaceServer): string {
   // Why it failed (a server's or a transport's words, without secrets): escaped, and kept short.
@@ -14,7 +15,10 @@ export function serverStateText(server: WorkspaceServer): string {
   if (server.state === 'per_user')
     return server.oauth ? 'each person signs in with OAuth' : 'opens with each person’s token';
   const tools = `${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`;
+  // A workspace's own server with no connection open; an operator's that starts on first use.
   if (server.state === 'idle')
-    return `not open now (opens when a question uses it), ${tools} at its last Test`;
+    return server.added
+      ? `not open now (opens when a question uses it), ${tools} at its last Test`
+      : `stopped until a question uses it, ${tools}`;
   return `${server.state}, ${tools}`;
 }

@@ -16,6 +16,8 @@ export class McpConfigError extends HostError {
 export const defaultToolTimeoutMs = 30_000;
 /** Default hard maximum of one call whose progress keeps resetting its timeout (10 minutes). */
 export const defaultMaxToolTimeoutMs = 600_000;
+/** Default time a server started on first use lives with no call (10 minutes). */
+export const defaultIdleStopMs = 600_000;
 /** Node's timers overflow past 2³¹−1 ms (and then fire after 1 ms), so no timeout may be longer. */
 const maxTimeoutMs = 2_147_483_647;
 
@@ -38,6 +40,8 @@ function buildServerSchema() {
     timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
     max_timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
     startup_timeout_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
+    start: z.enum(['at_startup', 'on_first_use']).optional(),
+    idle_stop_ms: z.number().int().positive().max(maxTimeoutMs).optional(),
     max_response_bytes: z.number().int().positive().optional(),
     status_message: z.string().min(1).max(200).optional(),
     restart: z.enum(['on-failure', 'never']).optional(),
@@ -118,6 +122,9 @@ export const expectations: Record<string, string> = {
   timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs} (about 24.8 days)`,
   max_timeout_ms: `a positive whole number of milliseconds, at least timeout_ms and at most ${maxTimeoutMs}`,
   startup_timeout_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs}`,
+  start:
+    '"at_startup" (the default: the server starts with the host) or "on_first_use" (a stdio server starts when a call needs it and stops after idle_stop_ms)',
+  idle_stop_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs}: how long a server started on first use lives with no call (default ${defaultIdleStopMs})`,
   max_response_bytes: 'a positive whole number of bytes',
   roots: 'an array of folders (relative to the config file) or file:// URIs the server may work in',
   log_level:
@@ -155,6 +162,7 @@ const fieldAliases: Record<string, string> = {
   timeoutMs: 'timeout_ms',
   maxTimeoutMs: 'max_timeout_ms',
   startupTimeoutMs: 'startup_timeout_ms',
+  idleStopMs: 'idle_stop_ms',
   systemInstruction: 'system_instruction',
   responseInstruction: 'response_instruction',
   autoContextTool: 'auto_context_tool',

@@ -95,6 +95,30 @@ describe('MCP server configuration', () => {
     expect(() => parseMcpConfig('{"servers": {}}', file)).toThrow(/mcpServers: expected an object/);
   });
 
+  it('#42 start: "on_first_use" is for a shared stdio server, idle_stop_ms only with it; errors name file, field and fix', () => {
+    const [lazy, eager] = parse({
+      lazy: { command: 'node', args: ['s.js'], start: 'on_first_use' },
+      eager: { command: 'node', idleStopMs: 5000, start: 'on_first_use' },
+    });
+    expect(lazy).toMatchObject({ start: 'on_first_use', idleStopMs: 600_000 });
+    expect(eager).toMatchObject({ start: 'on_first_use', idleStopMs: 5000 });
+    expect(parse({ plain: { command: 'node' } })[0]).not.toHaveProperty('start');
+    expect(failure({ remote: { url: 'https://example.test/mcp', start: 'on_first_use' } })).toBe(
+      `${file}: mcpServers.remote.start: "on_first_use" is for stdio servers (a process the host starts); a http server costs no process while unused: remove "start"`,
+    );
+    expect(
+      failure({
+        mine: { command: 'node', env: { T: '${token}' }, connection: 'per_user', start: 'on_first_use' },
+      }),
+    ).toContain('mcpServers.mine.start: a "per_user" server already starts on each person\'s first use');
+    expect(failure({ idle: { command: 'node', idle_stop_ms: 1000 } })).toBe(
+      `${file}: mcpServers.idle.idle_stop_ms: only a server with "start": "on_first_use" is stopped when idle: add that, or remove idle_stop_ms`,
+    );
+    expect(failure({ lazy: { command: 'node', start: 'later' } })).toMatch(
+      /mcpServers\.lazy\.start: expected "at_startup" \(the default.*or "on_first_use"/,
+    );
+  });
+
   it('builtin servers name tools of the host registry; an unknown name is an error naming it', () => {
     const [builtin] = parse({
       util: {

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
+  defaultIdleStopMs,
   defaultMaxToolTimeoutMs,
   defaultToolTimeoutMs,
   expectations,
@@ -250,6 +251,7 @@ export function parseMcpConfig(
         `${path}: ${where}: expected "command" (a stdio server), "url" (an HTTP server) or a "type" of "builtin" or "openapi"`,
       );
     }
+    startFields(entry, kind, where);
     const disabled = entry.disabled ?? false;
     const timeoutMs = entry.timeout_ms ?? defaultToolTimeoutMs;
     if (entry.max_timeout_ms !== undefined && entry.max_timeout_ms < timeoutMs)
@@ -289,6 +291,22 @@ export function parseMcpConfig(
     );
   });
 
+  /** `start` and `idle_stop_ms`: for a stdio server the host shares, and only together. */
+  function startFields(entry: RawEntry, kind: string, where: string): void {
+    if (entry.start === 'on_first_use' && kind !== 'stdio')
+      throw new McpConfigError(
+        `${path}: ${where}.start: "on_first_use" is for stdio servers (a process the host starts); a ${kind} server costs no process while unused: remove "start"`,
+      );
+    if (entry.start === 'on_first_use' && entry.connection === 'per_user')
+      throw new McpConfigError(
+        `${path}: ${where}.start: a "per_user" server already starts on each person's first use: remove "start"`,
+      );
+    if (entry.idle_stop_ms !== undefined && entry.start !== 'on_first_use')
+      throw new McpConfigError(
+        `${path}: ${where}.idle_stop_ms: only a server with "start": "on_first_use" is stopped when idle: add that, or remove idle_stop_ms`,
+      );
+  }
+
   function serverOf(
     entry: RawEntry,
     kind: NonNullable<(typeof transportAliases)[string]>,
@@ -313,8 +331,10 @@ export function parseMcpConfig(
       if (!entry.command)
         throw new McpConfigError(`${path}: ${where}.command: expected ${expectations.command}`);
       const cwd = entry.cwd ?? '.';
+      const onFirstUse = entry.start === 'on_first_use';
       return {
         ...common,
+        ...(onFirstUse ? { start: 'on_first_use', idleStopMs: entry.idle_stop_ms ?? defaultIdleStopMs } : {}),
         transport: 'stdio',
         command: expand(entry.command, environment, `${where}.command`, path),
         args: (entry.args ?? []).map((arg, index) =>

@@ -87,6 +87,14 @@ export interface StdioServerConfig extends CommonServerConfig {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /**
+   * `at_startup` (the default: started with the host) or `on_first_use`: not started until a call needs
+   * it, and stopped again after `idleStopMs` with no call; its tools are listed from the catalog cache
+   * (with no cache yet, it is started once at start-up to learn them, then stopped).
+   */
+  start?: 'at_startup' | 'on_first_use';
+  /** `on_first_use`: how long the process lives with no call (`idle_stop_ms`; default 10 minutes). */
+  idleStopMs?: number;
 }
 
 /**

@@ -9,9 +9,7 @@ import {
   type Connection,
   type ConnectionContext,
   type LocalConnection,
-  type McpConnection,
   newConnection,
-  startConnection,
 } from './connection.js';
 import { toolNotFound } from './errors.js';
 import { closeAll, managerParts } from './manager-parts.js';
@@ -33,7 +31,8 @@ import type { PersonalPool, PersonKey } from './personal-pool.js';
 import type { Requests } from './requests.js';
 import { hostConnection, resourceTools } from './resource-tools.js';
 import { instructionsOf, statusOf, unavailableOf } from './server-status.js';
-import { reopenConnection, type Supervisor } from './supervisor.js';
+import { onFirstUse, type SharedStarts } from './shared-starts.js';
+import type { Supervisor } from './supervisor.js';
 import { autoContextTools, ToolIndex, warnOnManyTools } from './tool-index.js';
 
 export * from './manager-types.js';
@@ -57,6 +56,8 @@ export class McpClientManager {
   private readonly supervisor: Supervisor;
   private readonly requests: Requests;
   private readonly pool: PersonalPool;
+  /** How shared servers start and stop: in turn, from cached lists, on first use. */
+  private readonly starts: SharedStarts;
   /** MCP authorization: each person's OAuth grants (undefined: the app gave no redirect URI). */
   readonly oauth: OAuthService | undefined;
   private closing: Promise<void> | undefined;
@@ -65,7 +66,7 @@ export class McpClientManager {
     const parts = managerParts(options, {
       onToolsChanged: () => this.rebuildIndex(),
       onFailed: (connection) => this.supervisor.failed(connection),
-      reopen: (connection) => this.reopen(connection),
+      closing: () => this.closing !== undefined,
     });
     this.redactor = parts.redactor;
     this.logger = parts.logger;
@@ -74,24 +75,50 @@ export class McpClientManager {
     this.supervisor = parts.supervisor;
     this.requests = parts.requests;
     this.pool = parts.pool;
+    this.starts = parts.starts;
     this.host = hostConnection(this);
   }
 
-  /** Connects all servers in parallel; a server that fails is logged and skipped. Never throws. */
+  /**
+   * Starts every server, a few at a time (`startConcurrency`), and resolves once every server's tools
+   * are listed: those kept in the catalog cache at once (their servers keep connecting behind, see
+   * `started`), the others when their first start has ended. A server with `start: "on_first_use"` and
+   * a cached list is not started; with none, it is started once to learn its tools, then stopped. A
+   * server that fails is logged and skipped. Never throws.
+   */
   async connect(servers: ServerConfig[]): Promise<void> {
-    await Promise.all(
-      servers.map(async (config) => {
-        if (this.connections.has(config.name)) {
-          this.logger.warn({ server: config.name }, 'MCP server already configured; keeping the first');
-          return;
-        }
-        const connection = newConnection(config);
-        this.connections.set(config.name, connection);
-        await startConnection(connection, this.context);
-      }),
-    );
+    const added: Connection[] = [];
+    for (const config of servers) {
+      if (this.connections.has(config.name)) {
+        this.logger.warn({ server: config.name }, 'MCP server already configured; keeping the first');
+        continue;
+      }
+      const connection = newConnection(config);
+      this.connections.set(config.name, connection);
+      added.push(connection);
+    }
+    const cached = await this.starts.listCached(added);
     this.rebuildIndex();
+    // Servers whose tools nobody knows yet start first; the cached ones reconnect behind them.
+    const firstStarts = [
+      ...added.filter((connection) => !cached.has(connection)),
+      ...added.filter((connection) => cached.has(connection)),
+    ].flatMap((connection) => {
+      const start = this.starts.begin(connection);
+      return cached.has(connection) ? [] : [start];
+    });
+    await Promise.all(firstStarts);
+    this.rebuildIndex();
+    // Every server counts: those still connecting with their cached tools too.
     warnOnManyTools(this.listTools().length, this.logger);
+  }
+
+  /**
+   * Resolves once no start is waiting or under way: every server connected, failed (the supervisor's
+   * backoff then decides), or stopped until first use.
+   */
+  started(): Promise<void> {
+    return this.starts.started();
   }
 
   /** A copy of a value with the pinned secrets, and `extra` (the asking person's), replaced. */
@@ -171,7 +198,9 @@ export class McpClientManager {
   }
 
   /**
-   * Calls a tool by its model-facing name and returns its result as text. Throws a `ToolCallError`
+   * Calls a tool by its model-facing name and returns its result as text. A server still starting (or
+   * stopped until its first use, which this call starts) is waited for within the call's own timeout,
+   * and the call gets what is left of it. Throws a `ToolCallError`
    * (`TOOL_NOT_FOUND`, `REQUEST_TIMEOUT`: cancelled on the server, `TOOL_EXECUTION_FAILED`,
    * `MISSING_CREDENTIALS`) or a `CancelledError` (the signal was aborted).
    */
@@ -182,7 +211,13 @@ export class McpClientManager {
   ): Promise<ToolCallOutcome> {
     const entry = this.index.get(name);
     if (!entry) return Promise.reject(toolNotFound(name));
-    return this.requests.callTool(entry.connection, entry.tool.name, name, args, options);
+    const connection = entry.connection;
+    // The common case, kept lean: a connected server that is never stopped.
+    if (connection.kind === 'local' || (connection.state === 'connected' && !onFirstUse(connection)))
+      return this.requests.callTool(connection, entry.tool.name, name, args, options);
+    return this.starts.use(connection, name, options, (left) =>
+      this.requests.callTool(connection, entry.tool.name, name, args, left),
+    );
   }
 
   private instructions(): Array<{ server: string; text: string }> {
@@ -220,7 +255,13 @@ export class McpClientManager {
     config: ServerConfig,
     secret?: string,
   ): Promise<{ ok: true; tools: string[] } | { ok: false; reason: string }> {
-    return testOnce(config, secret, { ...this.context, onToolsChanged: () => {}, onFailed: () => {} });
+    return testOnce(config, secret, {
+      ...this.context,
+      onToolsChanged: () => {},
+      onFailed: () => {},
+      onEvent: undefined,
+      growStartupLimit: false,
+    });
   }
 
   /** A person's credential for `server` (or all) changed or was deleted: their own connections close. */
@@ -267,14 +308,10 @@ export class McpClientManager {
 
   /** Ends every connection and child process (with descendants) within about 5 s. Safe to call twice. */
   close(): Promise<void> {
-    this.closing ??= closeAll(this.supervisor, this.connections.values(), this.pool, this.index);
+    this.closing ??= closeAll(this.supervisor, this.connections.values(), this.pool, this.index, () =>
+      this.starts.started(),
+    );
     return this.closing;
-  }
-
-  /** Reconnects a failed MCP server (the supervisor's retry); its tools are listed afresh. */
-  private async reopen(connection: McpConnection): Promise<void> {
-    await reopenConnection(connection, this.context, () => this.closing !== undefined);
-    this.rebuildIndex();
   }
 
   /** The resource tools' reach: servers with resources or the capability. */
@@ -293,6 +330,7 @@ export class McpClientManager {
   }
 
   private rebuildIndex(): void {
+    if (this.closing) return;
     this.host.tools = this.resourceServers().length > 0 ? resourceTools : [];
     this.index.rebuild([...this.connections.values(), this.host]);
   }

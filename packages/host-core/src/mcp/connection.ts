@@ -4,11 +4,12 @@ import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprot
 import type { ServerConfig } from '../config/mcp-config.js';
 import { fillHeaders } from './header-templates.js';
 import { builtinServer, type LocalServer, openApiServer } from './local-servers.js';
-import type { ServerState } from './manager-types.js';
+import type { ServerEvent, ServerState } from './manager-types.js';
 import { listAll } from './pagination.js';
 import { descendantsOf, terminate } from './process-tree.js';
 import { describeError, withTimeout } from './request-errors.js';
 import { answerServerRequests, clientCapabilities, type InFlightRequest } from './server-requests.js';
+import { startupLimits } from './startup.js';
 import { missingPath, stderrCause } from './stderr-cause.js';
 import { visibleTools } from './tool-index.js';
 import { createTransport, type TransportContext } from './transports.js';
@@ -46,6 +47,15 @@ export interface McpConnection extends BaseConnection {
   inFlight: Map<number, InFlightRequest>;
   /** The next request's progress token. */
   nextToken: number;
+  /** The start-up limit its last start needed: the next start begins there (a slow machine stays slow). */
+  startupLimitMs?: number;
+  /** Set while a start is waiting or under way; resolves when it ends, connected or not. */
+  starting?: Promise<void>;
+  /** `start: "on_first_use"`: calls waiting for it or running on it, and its idle timer. */
+  users?: number;
+  idleTimer?: NodeJS.Timeout;
+  /** Set while a server started on first use is being stopped. */
+  stopping?: Promise<void>;
 }
 
 export type { InFlightRequest };
@@ -64,10 +74,22 @@ export interface ConnectionContext extends TransportContext {
   clientInfo: { name: string; version: string };
   connectTimeoutMs: number;
   now: () => Date;
-  /** A server's tools (or its state) changed: the tool index must be rebuilt. */
-  onToolsChanged: () => void;
+  /**
+   * A server's tools (or its state) changed: the tool index must be rebuilt. `changed`: the server
+   * whose `tools/list_changed` brought a new list.
+   */
+  onToolsChanged: (changed?: McpConnection) => void;
   /** An MCP server failed to start or went away: the supervisor decides what happens next. */
   onFailed: (connection: McpConnection) => void;
+  /** Hears each attempt of a start and its end (the manager's shared servers only). */
+  onEvent?: (event: ServerEvent) => void;
+  /** Whether the host is closing: a start then makes no new attempt. */
+  closing?: () => boolean;
+  /**
+   * Whether a start that runs out of time is tried again with a longer limit (the manager's shared
+   * servers); a connection opened in a turn (a person's own, an admin's Test) has one attempt.
+   */
+  growStartupLimit?: boolean;
 }
 
 const closeBudgetMs = 5000;
@@ -137,7 +159,7 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
         onChanged: (error, tools) => {
           if (error || !tools) return refreshFailed(error);
           connection.tools = tools;
-          context.onToolsChanged();
+          context.onToolsChanged(connection);
           context.logger.info({ server: name, tools: tools.length }, 'MCP server tools changed');
         },
       },
@@ -180,11 +202,85 @@ function downloadHint(config: McpConnection['config'], limitMs: number): string 
   return `; ${runner} may still be downloading the server on its first start: run "${[config.command, ...(config.args ?? [])].join(' ')}" once by hand to download it (it then waits for input: Ctrl-C), or give the entry "startup_timeout_ms" above ${limitMs}`;
 }
 
+/**
+ * Starts an MCP server under its start-up limit; an attempt that runs out of time is ended and tried
+ * again at once with a longer limit (see `startupLimits`), beginning at the limit its last start
+ * needed. Any other failure, or the last limit, leaves it `failed` for the supervisor.
+ */
 async function openMcp(connection: McpConnection, context: ConnectionContext): Promise<void> {
   const config = connection.config;
   const name = config.name;
+  const base = config.startupTimeoutMs ?? context.connectTimeoutMs;
+  const limits = context.growStartupLimit ? startupLimits(base) : [base];
+  const from = Math.max(
+    0,
+    limits.findIndex((limit) => limit >= (connection.startupLimitMs ?? 0)),
+  );
+  for (let index = from; index < limits.length; index++) {
+    if (context.closing?.()) return;
+    const limitMs = limits[index] as number;
+    const attempt = index - from + 1;
+    const nextLimitMs = limits[index + 1];
+    context.onEvent?.({ type: 'starting', server: name, attempt, limitMs });
+    const began = Date.now();
+    const outcome = await attemptMcp(connection, context, limitMs);
+    if (outcome === 'connected') {
+      connection.startupLimitMs = limitMs;
+      context.onEvent?.({
+        type: 'connected',
+        server: name,
+        attempt,
+        ms: Date.now() - began,
+        tools: visibleTools(connection).length,
+      });
+      return;
+    }
+    // The host began to close meanwhile: no retry, no supervisor, nothing left running.
+    if (connection.state === 'closed' || context.closing?.()) {
+      await shutDown(connection, 'closed by the host', { hung: true });
+      return;
+    }
+    if (outcome === 'timed-out') connection.startupLimitMs = limitMs;
+    if (outcome === 'timed-out' && nextLimitMs !== undefined) {
+      context.logger.warn(
+        { server: name, limitMs, nextLimitMs, reason: connection.reason },
+        'MCP server slow to start; trying again with a longer limit',
+      );
+      context.onEvent?.({ type: 'start-timed-out', server: name, attempt, limitMs, nextLimitMs });
+      await shutDown(connection, connection.reason ?? 'start-up timed out', { hung: true });
+      Object.assign(connection, {
+        state: 'connecting',
+        reason: undefined,
+        pid: undefined,
+        descendants: new Set(),
+        stderrTail: [],
+      });
+      continue;
+    }
+    context.logger.error({ server: name, reason: connection.reason }, 'MCP server failed to start');
+    await shutDown(connection, connection.reason ?? 'failed to start', { hung: outcome === 'timed-out' });
+    connection.state = 'failed';
+    context.onEvent?.({
+      type: 'start-failed',
+      server: name,
+      attempt,
+      reason: context.redactor.redact(connection.reason ?? 'failed to start'),
+    });
+    context.onFailed(connection);
+    return;
+  }
+}
+
+/** One attempt to start an MCP server within `startupTimeoutMs`; a failure leaves its reason set. */
+async function attemptMcp(
+  connection: McpConnection,
+  context: ConnectionContext,
+  startupTimeoutMs: number,
+): Promise<'connected' | 'timed-out' | 'failed'> {
+  const config = connection.config;
+  const name = config.name;
   const started = Date.now();
-  const startupTimeoutMs = config.startupTimeoutMs ?? context.connectTimeoutMs;
+  const timeoutMessage = `no answer to initialize/tools/list within ${startupTimeoutMs} ms${downloadHint(config, startupTimeoutMs)}`;
   try {
     if (config.transport === 'stdio') {
       // A mistyped path fails here with the folder it was resolved against, not as "exit code 1".
@@ -195,6 +291,8 @@ async function openMcp(connection: McpConnection, context: ConnectionContext): P
     const transport = await createTransport(connection, context);
     connection.client = client;
     connection.transport = transport;
+    // The host began to close before there was anything for it to close: nothing is spawned now.
+    if (context.closing?.()) throw new Error('closed by the host');
     transport.onerror = (error) => {
       // The stdio transport refuses a message over its read buffer and then closes the connection.
       if (/exceeded maximum size/.test(error.message)) connection.overflowAt = Date.now();
@@ -218,7 +316,7 @@ async function openMcp(connection: McpConnection, context: ConnectionContext): P
           await client.setLoggingLevel(config.logLevel);
       })(),
       startupTimeoutMs,
-      `no answer to initialize/tools/list within ${startupTimeoutMs} ms${downloadHint(config, startupTimeoutMs)}`,
+      timeoutMessage,
     );
     if (connection.pid)
       for (const pid of await descendantsOf(connection.pid)) connection.descendants.add(pid);
@@ -247,19 +345,24 @@ async function openMcp(connection: McpConnection, context: ConnectionContext): P
       },
       'MCP server connected',
     );
+    return 'connected';
   } catch (error) {
     const detail = describeError(error);
     const stderr = stderrCause(connection.stderrTail);
     connection.reason = stderr && !detail.includes(stderr) ? `${detail} (stderr: ${stderr})` : detail;
-    context.logger.error({ server: name, reason: connection.reason }, 'MCP server failed to start');
-    await shutDown(connection, connection.reason);
-    connection.state = 'failed';
-    context.onFailed(connection);
+    return error instanceof Error && error.message === timeoutMessage ? 'timed-out' : 'failed';
   }
 }
 
-/** Ends a connection and its child process with every descendant (within about 5 s). */
-export async function shutDown(connection: Connection, reason: string): Promise<void> {
+/**
+ * Ends a connection and its child process with every descendant (within about 5 s). `hung`: the
+ * process stopped answering (a start that ran out of time), so it is not asked to exit first.
+ */
+export async function shutDown(
+  connection: Connection,
+  reason: string,
+  { hung = false }: { hung?: boolean } = {},
+): Promise<void> {
   const wasConnected = connection.state === 'connected';
   if (connection.state !== 'failed') connection.state = 'closed';
   if (wasConnected || !connection.reason) connection.reason = reason;
@@ -269,8 +372,15 @@ export async function shutDown(connection: Connection, reason: string): Promise<
   connection.transport = undefined;
   if (!client && !transport) return;
   if (client) client.onclose = undefined;
-  const pid = connection.pid;
+  // Known before `initialize` is answered too: a start that hangs there has a process to end.
+  const pid = connection.pid ?? (transport as { pid?: number | null } | undefined)?.pid ?? undefined;
   if (pid) for (const descendant of await descendantsOf(pid)) connection.descendants.add(descendant);
+  if (hung) {
+    await terminate([...(pid ? [pid] : []), ...connection.descendants], 1000);
+    // The process is gone: the SDK's close returns at once.
+    await (client ? client.close() : (transport?.close() ?? Promise.resolve())).catch(() => {});
+    return;
+  }
   const graceful = client ? client.close() : (transport?.close() ?? Promise.resolve());
   await Promise.race([
     graceful.catch(() => {}),

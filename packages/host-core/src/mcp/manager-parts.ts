@@ -6,6 +6,8 @@ import { defaultResultBudget } from './format-tool-result.js';
 import type { McpClientManagerOptions } from './manager-types.js';
 import { PersonalPool } from './personal-pool.js';
 import { Requests } from './requests.js';
+import { SharedStarts } from './shared-starts.js';
+import { defaultStartConcurrency } from './startup.js';
 import { defaultRestartPolicy, Supervisor } from './supervisor.js';
 import type { ToolIndex } from './tool-index.js';
 
@@ -15,14 +17,14 @@ export interface ManagerHooks {
   onToolsChanged: () => void;
   /** An MCP server failed to start or went away. */
   onFailed: (connection: McpConnection) => void;
-  /** The supervisor's retry of a failed server. */
-  reopen: (connection: McpConnection) => Promise<void>;
+  /** Whether the manager is closing (a start then makes no new attempt). */
+  closing: () => boolean;
 }
 
 /**
  * The parts an `McpClientManager` is made of, from its options: one redactor (every log line passes
  * through it), OAuth when the app gave a redirect URI, the context connections open with, the
- * supervisor of shared servers, the request path and the per-person pool.
+ * supervisor of shared servers, how they start, the request path and the per-person pool.
  */
 export function managerParts(options: McpClientManagerOptions, hooks: ManagerHooks) {
   const env = options.env ?? process.env;
@@ -38,10 +40,23 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     now,
     ...(oauth ? { oauth } : {}),
-    onToolsChanged: hooks.onToolsChanged,
+    onToolsChanged: (changed) => {
+      hooks.onToolsChanged();
+      // A list the server changed (tools/list_changed) is kept too.
+      if (changed) starts.keep(changed);
+    },
     onFailed: hooks.onFailed,
+    closing: hooks.closing,
+    growStartupLimit: true,
+    ...(options.onServerEvent ? { onEvent: options.onServerEvent } : {}),
   };
-  const supervisor = new Supervisor(hooks.reopen, logger, {
+  // Shared servers start a few at a time (the supervisor's retries too).
+  const starts = new SharedStarts(
+    context,
+    options.toolCatalogCache,
+    options.startConcurrency ?? defaultStartConcurrency(),
+  );
+  const supervisor = new Supervisor((connection) => starts.reopen(connection), logger, {
     ...defaultRestartPolicy,
     ...options.restartPolicy,
   });
@@ -53,25 +68,34 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
   );
   // Per-person connections are not supervised: a failed one is reopened on the person's next turn.
   const pool = new PersonalPool(
-    { ...context, onToolsChanged: () => {}, onFailed: () => {} },
+    { ...context, onToolsChanged: () => {}, onFailed: () => {}, onEvent: undefined, growStartupLimit: false },
     options.personalPool,
   );
-  return { redactor, logger, oauth, context, supervisor, requests, pool };
+  return { redactor, logger, oauth, context, supervisor, requests, pool, starts };
 }
 
-/** Ends the manager: the supervisor's retries, every connection, the pool, then the index. */
+/**
+ * Ends the manager: the supervisor's retries, every connection, the pool, the starts under way (each
+ * makes no new attempt and shuts down what it opened), then the index.
+ */
 export async function closeAll(
   supervisor: Supervisor,
   connections: Iterable<Connection>,
   pool: PersonalPool,
   index: ToolIndex,
+  starts: () => Promise<void>,
 ): Promise<void> {
   const retries = supervisor.close();
   await Promise.all([
-    ...[...connections].map((connection) => shutDown(connection, 'closed by the host')),
+    ...[...connections].map((connection) => {
+      if (connection.kind === 'mcp') clearTimeout(connection.idleTimer);
+      // A server still starting has said nothing yet: it is not asked to exit first.
+      return shutDown(connection, 'closed by the host', { hung: connection.state === 'connecting' });
+    }),
     pool.close(),
   ]);
   // A reconnection under way when the close began ends here too.
   await retries;
+  await starts();
   index.clear();
 }

@@ -4,6 +4,7 @@ import type { OAuthOptions } from '../oauth/oauth-service.js';
 import type { Redactor } from '../redaction.js';
 import type { PersonalPoolOptions } from './personal-pool.js';
 import type { RestartPolicy } from './supervisor.js';
+import type { ToolCatalogCache } from './tool-catalog-cache.js';
 
 export type {
   AutoContextTool,
@@ -21,8 +22,25 @@ export interface McpClientManagerOptions {
    * one of them learns is hidden by all). Default: a new one over the environment's secrets.
    */
   redactor?: Redactor;
-  /** Time a server has to start and answer `initialize` and `tools/list` (default 10 000 ms). */
+  /**
+   * Time a server has to start and answer `initialize` and `tools/list` (default 10 000 ms); an entry's
+   * `startup_timeout_ms` overrides it. A start that runs out of time is tried again at once with twice
+   * the limit, up to six times it (see `startupLimits`), before the supervisor's backoff takes over.
+   */
   connectTimeoutMs?: number;
+  /**
+   * How many servers start at once (default twice the machine's cores, at least 2: a start is mostly
+   * one process loading its code, so more at once only makes each slower). The rest wait their turn;
+   * a call to a waiting server moves it to the front.
+   */
+  startConcurrency?: number;
+  /**
+   * Where each shared server's tool list is kept between starts (the store's `toolCatalogs`): a restart,
+   * or another replica, lists every tool at once while the servers connect behind it.
+   */
+  toolCatalogCache?: ToolCatalogCache;
+  /** Hears how each shared server starts and stops (for logs, metrics and tests). */
+  onServerEvent?: (event: ServerEvent) => void;
   /** Largest tool result handed on, in characters (default 20 000). */
   resultBudget?: number;
   /** Name and version this host announces to servers. */
@@ -45,8 +63,27 @@ export interface McpClientManagerOptions {
 }
 
 /**
+ * A step in the life of a shared server's process or connection. `attempt` counts the attempts of one
+ * start (1 = the first); `limitMs` is the time that attempt has to answer `initialize` and its lists.
+ */
+export type ServerEvent =
+  | { type: 'starting'; server: string; attempt: number; limitMs: number }
+  /** The attempt ran out of time; the next one starts at once with `nextLimitMs`. */
+  | { type: 'start-timed-out'; server: string; attempt: number; limitMs: number; nextLimitMs: number }
+  | { type: 'connected'; server: string; attempt: number; ms: number; tools: number }
+  /** The start failed for good (its last attempt); the supervisor decides what comes next. */
+  | { type: 'start-failed'; server: string; attempt: number; reason: string }
+  /** Its tools are listed from the catalog cache, before (or without) it starts. */
+  | { type: 'cached'; server: string; tools: number }
+  /** Its tool list (new, or changed since) was saved in the catalog cache. */
+  | { type: 'kept'; server: string; tools: number }
+  /** A server started on first use was stopped: `idle` (no call for its idle time) or `learned` (its tools are known). */
+  | { type: 'stopped'; server: string; why: 'idle' | 'learned' };
+
+/**
  * Where a server stands. `per_user`: no shared connection, each person's opens on their first use.
- * `idle`: a workspace's own server with no connection open now; it opens on the next turn that uses it.
+ * `idle`: no connection open now; it opens on the next turn that uses it (a workspace's own server, or
+ * an entry with `start: "on_first_use"`, whose tools are listed from the catalog cache meanwhile).
  */
 export type ServerState =
   | 'connecting'

@@ -28,12 +28,20 @@ export function statusOf(connection: Connection, redactor: Redactor): ServerStat
 /**
  * Servers that cannot run now: restarting, or down for good, including one that failed at start-up
  * (its tools were never listed, and the model is told it is unavailable rather than left to guess).
+ * A server stopped until its first use, or starting with its cached tools listed, is not: a call
+ * waits for its start.
  */
 export function unavailableOf(
   connections: Iterable<Connection>,
 ): Array<{ server: string; restarting: boolean }> {
   return [...connections]
-    .filter((connection) => connection.state !== 'connected' && listedStates.has(connection.state))
+    .filter(
+      (connection) =>
+        connection.state !== 'connected' &&
+        connection.state !== 'idle' &&
+        !(connection.state === 'connecting' && connection.tools.length > 0) &&
+        listedStates.has(connection.state),
+    )
     .map((connection) => ({ server: connection.config.name, restarting: connection.state !== 'failed' }));
 }
 

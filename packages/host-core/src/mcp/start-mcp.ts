@@ -13,7 +13,10 @@ export interface StartMcpOptions extends McpClientManagerOptions {
 /**
  * What an app does at start-up: when `MCP_ENABLED` is true and the config file exists (or
  * `MCP_SERVER_URL` is set), connect every configured server and log each one's status. Returns undefined when MCP is off. A broken
- * config file throws `McpConfigError`; a server that fails is only logged.
+ * config file throws `McpConfigError`; a server that fails is only logged. `MCP_START_CONCURRENCY`
+ * (servers starting at once) and `MCP_STARTUP_TIMEOUT_MS` (the start-up limit of entries without
+ * `startup_timeout_ms`) tune the start; with a `toolCatalogCache`, it returns as soon as every tool
+ * is listed, while servers with cached tools keep connecting.
  */
 export async function startMcpFromEnvironment(
   options: StartMcpOptions = {},
@@ -33,8 +36,12 @@ export async function startMcpFromEnvironment(
   const perServer = wholeNumber(env, 'MCP_MAX_CONCURRENT_PER_SERVER', undefined);
   const max = wholeNumber(env, 'MCP_PERSONAL_CONNECTIONS_MAX', undefined);
   const maxPerWorkspace = wholeNumber(env, 'MCP_PERSONAL_CONNECTIONS_PER_WORKSPACE', undefined);
+  const startConcurrency = wholeNumber(env, 'MCP_START_CONCURRENCY', undefined);
+  const startupTimeoutMs = wholeNumber(env, 'MCP_STARTUP_TIMEOUT_MS', undefined);
   const manager = new McpClientManager({
     ...(perServer ? { maxConcurrentPerServer: perServer } : {}),
+    ...(startConcurrency ? { startConcurrency } : {}),
+    ...(startupTimeoutMs ? { connectTimeoutMs: startupTimeoutMs } : {}),
     personalPool: {
       ...(max ? { max } : {}),
       ...(maxPerWorkspace ? { maxPerWorkspace } : {}),

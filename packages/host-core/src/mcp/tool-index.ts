@@ -36,13 +36,15 @@ export function modelName(connection: Connection, tool: string): string {
 
 /**
  * States whose tools are listed: a server that is restarting or down keeps its tools, so a call gets
- * "the server is restarting" rather than "no such tool".
+ * "the server is restarting" rather than "no such tool"; one stopped until its first use (`idle`)
+ * lists its cached tools, and a call starts it.
  */
 export const listedStates: ReadonlySet<Connection['state']> = new Set([
   'connected',
   'connecting',
   'restarting',
   'failed',
+  'idle',
 ]);
 
 /** Which connection and tool each model-facing name stands for; rebuilt when tools or states change. */
