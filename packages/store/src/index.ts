@@ -31,6 +31,7 @@ export {
 } from './open.js';
 export { type SealedOwner, SealedRecords } from './sealed.js';
 export { Store } from './store.js';
+export { type ToolVector, ToolVectors } from './tool-vectors.js';
 export {
   type ReservedLimit,
   UsageCounts,

@@ -9,6 +9,7 @@ import type { Keyring } from './keyring.js';
 import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
 import { SealedRecords } from './sealed.js';
+import { ToolVectors } from './tool-vectors.js';
 import { UsageCounts } from './usage.js';
 import { WorkspaceSettings } from './workspaces.js';
 
@@ -48,6 +49,8 @@ export class Store {
   readonly usage: UsageCounts;
   /** The threads an app takes part in: people's messages and final answers, never tool steps. */
   readonly conversations: Conversations;
+  /** Tools' embedding vectors by the hash of model and text, shared by replicas and restarts. */
+  readonly toolVectors: ToolVectors;
   /**
    * What MCP authorization keeps besides people's credentials: its flows and client registrations as
    * sealed records, and refresh claims (one replica refreshes a grant) as event claims, deleted
@@ -90,6 +93,7 @@ export class Store {
     this.audit = new AuditTrail(db);
     this.usage = new UsageCounts(db);
     this.conversations = new Conversations(db);
+    this.toolVectors = new ToolVectors(db);
     const serverId = (workspace: string, name: string) => `${workspace}/${name}`;
     this.workspaceServers = {
       list: async (workspace) =>
