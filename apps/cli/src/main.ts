@@ -36,24 +36,17 @@ import { describeEvent, failure, logDestination, setupMessage, unconfiguredProvi
 const write = (text: string) => process.stdout.write(text);
 const note = (text: string) => process.stderr.write(text);
 
-/** Longest the chat waits for its catalog's vectors before a --once question (then it goes by words). */
-const warmUpMs = 15_000;
-
-/** Brings a large catalog's vectors into memory; a small catalog is offered whole and needs none. */
+/**
+ * Brings a large catalog's vectors into memory (a small catalog is offered whole and needs none); never
+ * rejects, and an endpoint that does not answer is given up after the ranker's own limit.
+ */
 async function warmToolVectors(
   ranker: EmbeddingRanker | undefined,
   view: McpView | undefined,
 ): Promise<void> {
   const tools = view?.listTools() ?? [];
   if (!ranker || !view || tools.length <= defaultToolChoice.offerAllUpTo) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    ranker.prepare(tools, (name) => view.resolveTool(name)),
-    new Promise((resolve) => {
-      timer = setTimeout(resolve, warmUpMs);
-    }),
-  ]);
-  clearTimeout(timer);
+  await ranker.prepare(tools, (name) => view.resolveTool(name));
 }
 
 /** The terminal chat: interactive, or one answer with --once. Returns the exit code. */
