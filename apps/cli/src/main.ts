@@ -43,9 +43,10 @@ const note = (text: string) => process.stderr.write(text);
 async function warmToolVectors(
   ranker: EmbeddingRanker | undefined,
   view: McpView | undefined,
+  offerAllUpTo: number,
 ): Promise<void> {
   const tools = view?.listTools() ?? [];
-  if (!ranker || !view || tools.length <= defaultToolChoice.offerAllUpTo) return;
+  if (!ranker || !view || tools.length <= offerAllUpTo) return;
   await ranker.prepare(tools, (name) => view.resolveTool(name));
 }
 
@@ -147,7 +148,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     chatSettings = () => chat.settings();
     // The catalog's vectors are read from the store (or computed once) while the person types; --once
     // waits for them, so its one question is chosen for by meaning as well.
-    const warming = warmToolVectors(toolRanker, await door.viewFor(localPerson));
+    const warming = warmToolVectors(
+      toolRanker,
+      await door.viewFor(localPerson),
+      toolChoice.offerAllUpTo ?? defaultToolChoice.offerAllUpTo,
+    );
     if (options.values.once !== undefined) await warming;
     const onEvent = (event: ChatEvent) => {
       const line = describeEvent(event);
