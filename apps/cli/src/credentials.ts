@@ -5,6 +5,7 @@ import {
   memoryOAuthStore,
   type PeopleStore,
   type PersonRef,
+  type ToolVectorCache,
 } from '@ai-assistant/host-core';
 import { type AuditEntry, openStoreFromEnvironment, type Store } from '@ai-assistant/store';
 
@@ -59,6 +60,12 @@ export class LocalStore implements PeopleStore {
   /** The audit trail the bot keeps too (`pnpm audit-export` reads it): every tool call and connect. */
   readonly audit = async (entry: AuditEntry): Promise<void> => {
     await (await this.open()).audit.record(entry);
+  };
+
+  /** Tools' embedding vectors, shared with the bot's replicas when they use the same database. */
+  readonly toolVectors: ToolVectorCache = {
+    load: async (hashes) => (await this.open()).toolVectors.load(hashes),
+    save: async (entries) => (await this.open()).toolVectors.save(entries),
   };
 
   async close(): Promise<void> {

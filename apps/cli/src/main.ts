@@ -8,10 +8,14 @@ import {
   type ChatEvent,
   ChatService,
   credentialProblem,
+  defaultToolChoice,
   type ElicitationRequest,
+  type EmbeddingRanker,
+  embeddingRanker,
   environmentSecrets,
   type LLMProvider,
   loadDotEnv,
+  type McpView,
   type Message,
   type People,
   Redactor,
@@ -31,6 +35,20 @@ import { describeEvent, failure, logDestination, setupMessage, unconfiguredProvi
 
 const write = (text: string) => process.stdout.write(text);
 const note = (text: string) => process.stderr.write(text);
+
+/**
+ * Brings a large catalog's vectors into memory (a small catalog is offered whole and needs none); never
+ * rejects, and an endpoint that does not answer is given up after the ranker's own limit.
+ */
+async function warmToolVectors(
+  ranker: EmbeddingRanker | undefined,
+  view: McpView | undefined,
+  offerAllUpTo: number,
+): Promise<void> {
+  const tools = view?.listTools() ?? [];
+  if (!ranker || !view || tools.length <= offerAllUpTo) return;
+  await ranker.prepare(tools, (name) => view.resolveTool(name));
+}
 
 /** The terminal chat: interactive, or one answer with --once. Returns the exit code. */
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
@@ -114,6 +132,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       oauth: { redirectUrl: loopbackRedirect(env).url, clientName: 'ai-assistant (terminal)' },
     });
     const door = people;
+    // Where the provider has embeddings, tools are also chosen by meaning; their vectors live in the store.
+    const toolRanker = embeddingRanker(provider, { cache: store.toolVectors, logger });
     // No shared tools: each turn brings the local person's view (People.viewFor).
     const chat = new ChatService({
       provider,
@@ -123,8 +143,17 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       maxToolCallsPerRound,
       toolChoice,
       audit: store.audit,
+      ...(toolRanker ? { toolRanker } : {}),
     });
     chatSettings = () => chat.settings();
+    // The catalog's vectors are read from the store (or computed once) while the person types; --once
+    // waits for them, so its one question is chosen for by meaning as well.
+    const warming = warmToolVectors(
+      toolRanker,
+      await door.viewFor(localPerson),
+      toolChoice.offerAllUpTo ?? defaultToolChoice.offerAllUpTo,
+    );
+    if (options.values.once !== undefined) await warming;
     const onEvent = (event: ChatEvent) => {
       const line = describeEvent(event);
       if (line) note(line);

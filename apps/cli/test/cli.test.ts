@@ -13,12 +13,11 @@ import {
   petSpec,
   recordsServerPath,
   startFakeVendor,
-  startPetApi,
   weatherModel,
   writeMcpConfig,
 } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { run } from './run-chat.js';
+import { type OpenApiChat, run, startOpenApiChat } from './run-chat.js';
 
 // Every chat a test started has exited, with its MCP servers: nothing outlives a test.
 afterEach(() => {
@@ -276,32 +275,15 @@ describe('terminal chat with the real weather server', () => {
 });
 
 describe('terminal chat: tools that change things wait for a yes', () => {
-  let llm: FakeVendor;
+  let chat: OpenApiChat;
   let api: PetApi;
-  let folder: string;
   let env: Record<string, string>;
   beforeAll(async () => {
-    [llm, api] = await Promise.all([startFakeVendor(), startPetApi()]);
-    llm.respondWith(petModel);
-    folder = mkdtempSync(resolve(tmpdir(), 'chat-pets-'));
-    const path = resolve(folder, 'mcp_servers.json');
-    writeFileSync(
-      path,
-      JSON.stringify({
-        mcpServers: { pets: { type: 'openapi', openapi_spec: petSpec, openapi_base_url: api.url } },
-      }),
-    );
-    env = {
-      OPENAI_API_KEY: 'sk-cli-test-0123456',
-      OPENAI_BASE_URL: llm.baseURL,
-      LLM_MAX_RETRIES: '0',
-      MCP_ENABLED: 'true',
-      MCP_SERVERS_CONFIG: path,
-    };
+    chat = await startOpenApiChat('pets', petSpec, petModel);
+    ({ api, env } = chat);
   });
   afterAll(async () => {
-    await Promise.all([llm?.close(), api?.close()]);
-    rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
+    await chat?.close();
   });
   const posts = () => api.received.filter((request) => request.method === 'POST').length;
 

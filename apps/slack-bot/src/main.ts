@@ -2,6 +2,7 @@
 import {
   ChatService,
   EnvironmentError,
+  embeddingRanker,
   environmentSecrets,
   loadDotEnv,
   McpConfigError,
@@ -88,6 +89,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       toolTimeoutMs: config.toolCallTimeoutMs,
       maxToolCallsPerRound: config.maxToolCallsPerRound,
       toolChoice: config.toolChoice,
+      // Where the provider has embeddings, tools are also chosen by meaning; their vectors live in the store.
+      toolRanker: embeddingRanker(provider, { cache: store.toolVectors, logger }),
       ...hooks.chat,
     });
     chatSettings = () => chat.settings();

@@ -12,6 +12,13 @@ export {
   type TraceEntry,
 } from './chat/chat-service.js';
 export {
+  type Embedder,
+  EmbeddingRanker,
+  type EmbeddingRankerOptions,
+  embeddingRanker,
+  type ToolVectorCache,
+} from './choice/semantic.js';
+export {
   defaultToolChoice,
   describeReason,
   findToolsName,

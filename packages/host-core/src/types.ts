@@ -132,4 +132,14 @@ export interface LLMProvider {
     tools: ToolDefinition[],
     options?: CompletionOptions,
   ): Promise<LLMResponse>;
+  /**
+   * The model `embed` uses (it names cached vectors: another model's vectors are never compared).
+   * Set exactly when `embed` is.
+   */
+  readonly embeddingModel?: string;
+  /**
+   * One vector per text, in order, from the vendor's embeddings endpoint; absent where the deployment
+   * has none. Batches within the endpoint's limits itself; rejects on any failure.
+   */
+  embed?(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
 }

@@ -38,11 +38,21 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefine
 }
 
 /**
+ * `EMBEDDINGS_MODEL`: the embeddings model (`none`: no embeddings). Unset, OpenAI uses its default and the
+ * compatible servers none, since their models have no common name.
+ */
+function embeddingModel(env: NodeJS.ProcessEnv): string | false | undefined {
+  const configured = env.EMBEDDINGS_MODEL?.trim();
+  if (!configured) return undefined;
+  return configured.toLowerCase() === 'none' ? false : configured;
+}
+
+/**
  * Builds the provider the environment asks for: `LLM_PROVIDER` (`openai` | `anthropic` | `gemini` |
  * `openai-compatible`; when unset, the one whose key is present), `LLM_MODEL`, `OPENAI_API_KEY`,
  * `GEMINI_API_KEY` (or `GOOGLE_API_KEY`), `GEMINI_BASE_URL`,
  * `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `LLM_BASE_URL`, `LLM_API_KEY`,
- * `LLM_TIMEOUT_MS`, `LLM_MAX_RETRIES`, `LLM_MAX_TOKENS`, `LLM_VISION`.
+ * `LLM_TIMEOUT_MS`, `LLM_MAX_RETRIES`, `LLM_MAX_TOKENS`, `LLM_VISION`, `EMBEDDINGS_MODEL`.
  */
 export function createProviderFromEnv(
   env: NodeJS.ProcessEnv = process.env,
@@ -71,6 +81,7 @@ export function createProviderFromEnv(
     // LLM_VISION=true|false says whether the model reads images; unset, the model's name decides.
     ...(env.LLM_VISION === 'true' || env.LLM_VISION === 'false' ? { vision: env.LLM_VISION === 'true' } : {}),
   };
+  const embeddings = embeddingModel(env);
   switch (kind) {
     case 'openai':
       if (!env.OPENAI_API_KEY)
@@ -80,6 +91,7 @@ export function createProviderFromEnv(
         model: env.LLM_MODEL || defaultModels.openai,
         apiKey: env.OPENAI_API_KEY,
         baseURL: env.OPENAI_BASE_URL || undefined,
+        ...(embeddings !== undefined ? { embeddingModel: embeddings } : {}),
       });
     case 'anthropic':
       if (!env.ANTHROPIC_API_KEY)
@@ -104,6 +116,7 @@ export function createProviderFromEnv(
         model: env.LLM_MODEL || defaultModels.gemini,
         apiKey,
         baseURL: env.GEMINI_BASE_URL || geminiBaseURL,
+        ...(embeddings !== undefined ? { embeddingModel: embeddings } : {}),
       });
     }
     case 'openai-compatible':
@@ -116,6 +129,7 @@ export function createProviderFromEnv(
         apiKey: env.LLM_API_KEY || undefined,
         baseURL: env.LLM_BASE_URL || (kind === 'ollama' ? 'http://localhost:11434/v1' : undefined),
         supportsTools: env.LLM_SUPPORTS_TOOLS === 'false' ? false : undefined,
+        ...(embeddings !== undefined ? { embeddingModel: embeddings } : {}),
       });
     default:
       throw new ProviderConfigError(

@@ -21,6 +21,8 @@ export {
 } from './openai/convert-from-openai-response.js';
 export { type OpenAIRequest, toOpenAIRequest } from './openai/convert-to-openai-request.js';
 export {
+  defaultEmbeddingModel,
+  embeddingBatches,
   OpenAICompatibleProvider,
   OpenAIProvider,
   type OpenAIProviderOptions,

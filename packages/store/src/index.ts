@@ -32,6 +32,7 @@ export {
 export { type SealedOwner, SealedRecords } from './sealed.js';
 export { Store } from './store.js';
 export { maxCatalogBytes, ToolCatalogs } from './tool-catalogs.js';
+export { type ToolVector, ToolVectors } from './tool-vectors.js';
 export {
   type ReservedLimit,
   UsageCounts,

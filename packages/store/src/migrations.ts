@@ -162,6 +162,19 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0011_tool_vectors': {
+    async up(db: Kysely<unknown>) {
+      // Tools' embedding vectors (float32, little-endian), computed once for every replica and restart.
+      await db.schema
+        .createTable('tool_vectors')
+        .addColumn('hash', 'text', (column) => column.primaryKey())
+        .addColumn('model', 'text', (column) => column.notNull())
+        .addColumn('dimensions', 'integer', (column) => column.notNull())
+        .addColumn('vector', 'bytea', (column) => column.notNull())
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull())
+        .execute();
+    },
+  },
   '0012_conversation_tools': {
     async up(db: Kysely<unknown>) {
       // An answer's tools (JSON names): the thread's next question keeps them offered.

@@ -169,6 +169,17 @@ export interface ToolCatalogsTable {
   updated_at: Timestamp;
 }
 
+/** A tool's embedding vector, by the hash of the embeddings model and the tool's text. */
+export interface ToolVectorsTable {
+  /** sha256 of the model and the text, hex. */
+  hash: string;
+  model: string;
+  dimensions: number;
+  /** float32 little-endian. */
+  vector: Uint8Array;
+  created_at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_servers: WorkspaceServersTable;
@@ -183,4 +194,5 @@ export interface Database {
   conversation_messages: ConversationMessagesTable;
   answer_feedback: AnswerFeedbackTable;
   tool_catalogs: ToolCatalogsTable;
+  tool_vectors: ToolVectorsTable;
 }

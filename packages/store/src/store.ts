@@ -10,6 +10,7 @@ import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
 import { SealedRecords } from './sealed.js';
 import { ToolCatalogs } from './tool-catalogs.js';
+import { ToolVectors } from './tool-vectors.js';
 import { UsageCounts } from './usage.js';
 import { WorkspaceSettings } from './workspaces.js';
 
@@ -51,6 +52,8 @@ export class Store {
   readonly conversations: Conversations;
   /** Each shared MCP server's tool list, so a restart (or a replica) lists every tool at once. */
   readonly toolCatalogs: ToolCatalogs;
+  /** Tools' embedding vectors by the hash of model and text, shared by replicas and restarts. */
+  readonly toolVectors: ToolVectors;
   /**
    * What MCP authorization keeps besides people's credentials: its flows and client registrations as
    * sealed records, and refresh claims (one replica refreshes a grant) as event claims, deleted
@@ -94,6 +97,7 @@ export class Store {
     this.usage = new UsageCounts(db);
     this.conversations = new Conversations(db);
     this.toolCatalogs = new ToolCatalogs(db);
+    this.toolVectors = new ToolVectors(db);
     const serverId = (workspace: string, name: string) => `${workspace}/${name}`;
     this.workspaceServers = {
       list: async (workspace) =>

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { embeddingsReply } from './fake-embeddings.js';
 import { listenOnLoopback } from './ports.js';
 import { checkVendorRules } from './vendor-rules.js';
 
@@ -19,7 +20,17 @@ export interface FakeRequest {
  */
 export interface FakeVendor {
   baseURL: string;
+  /** The model calls received (embeddings requests are kept apart, in `embeddings.requests`). */
   requests: FakeRequest[];
+  /**
+   * `POST <prefix>/embeddings`, answered apart from the scripted replies: deterministic vectors in which a
+   * small bilingual concept table (残高/balance, 空気/air quality, …) shares dimensions.
+   */
+  embeddings: {
+    requests: FakeRequest[];
+    /** Answers every embeddings request with this status (a vendor error body) until given undefined. */
+    fail(status: number | undefined): void;
+  };
   reply(...replies: FakeReply[]): void;
   /** Answers computed from the request, used when no scripted reply is queued. */
   respondWith(handler: (request: FakeRequest) => FakeReply | Promise<FakeReply>): void;
@@ -29,6 +40,8 @@ export interface FakeVendor {
 export async function startFakeVendor(pathPrefix = '/v1'): Promise<FakeVendor> {
   const queue: FakeReply[] = [];
   const requests: FakeRequest[] = [];
+  const embeddingRequests: FakeRequest[] = [];
+  let embeddingsFailure: number | undefined;
   let handler: ((request: FakeRequest) => FakeReply | Promise<FakeReply>) | undefined;
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -41,6 +54,18 @@ export async function startFakeVendor(pathPrefix = '/v1'): Promise<FakeVendor> {
         headers: request.headers,
         body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
       };
+      if (/\/embeddings(\?|$)/.test(received.path) && received.method === 'POST') {
+        embeddingRequests.push(received);
+        const answer: FakeReply = embeddingsFailure
+          ? {
+              status: embeddingsFailure,
+              json: { error: { message: 'The server had an error', type: 'server_error' } },
+            }
+          : embeddingsReply(received.body);
+        response.writeHead(answer.status ?? 200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(answer.json));
+        return;
+      }
       requests.push(received);
       // The endpoint's own rules come first, as at the vendor: a broken request never reaches the script.
       const next =
@@ -63,6 +88,12 @@ export async function startFakeVendor(pathPrefix = '/v1'): Promise<FakeVendor> {
   return {
     baseURL: `${base}${pathPrefix}`,
     requests,
+    embeddings: {
+      requests: embeddingRequests,
+      fail: (status) => {
+        embeddingsFailure = status;
+      },
+    },
     reply: (...replies) => queue.push(...replies),
     respondWith: (next) => {
       handler = next;

@@ -96,7 +96,7 @@ export class ChatService {
     this.chooser =
       options.toolChoice === false
         ? undefined
-        : new ToolChooser({ ...defaultToolChoice, ...options.toolChoice });
+        : new ToolChooser({ ...defaultToolChoice, ...options.toolChoice }, options.toolRanker);
   }
 
   /** The loop's settings as people may read them (the host's `host://settings`): nothing secret. */

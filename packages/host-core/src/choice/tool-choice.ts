@@ -56,7 +56,11 @@ export function findToolsDefinition(total: number): ToolDefinition {
  * person sees no error.
  */
 export interface SemanticRanker {
-  rank(question: string, tools: ToolDefinition[]): Promise<Map<string, number> | undefined>;
+  rank(
+    question: string,
+    tools: ToolDefinition[],
+    originOf?: (name: string) => ToolOrigin | undefined,
+  ): Promise<Map<string, number> | undefined>;
 }
 
 /** Reciprocal-rank fusion's damping: a tool high in either ranking rises, one high in both rises most. */
@@ -115,7 +119,7 @@ export class ToolChooser {
   }): Promise<TurnChoice> {
     const similar =
       this.semantic && input.tools.length > this.settings.offerAllUpTo
-        ? await this.semantic.rank(input.question, input.tools).catch(() => undefined)
+        ? await this.semantic.rank(input.question, input.tools, input.originOf).catch(() => undefined)
         : undefined;
     return new TurnChoice(this, input, similar);
   }

@@ -41,6 +41,47 @@ export interface OpenAIProviderOptions {
   logger?: Logger;
   /** Whether the model reads images (tools' images are then sent); default: by the model's name. */
   vision?: boolean;
+  /**
+   * The embeddings model `embed` uses: OpenAI's default is `text-embedding-3-small`; the compatible
+   * provider has none unless given. `false`: no `embed` at all.
+   */
+  embeddingModel?: string | false;
+}
+
+/** OpenAI's embeddings model when none is configured. */
+export const defaultEmbeddingModel = 'text-embedding-3-small';
+
+/**
+ * Inputs per embeddings request: OpenAI takes at most 2048 (its API reference); Gemini's endpoint at
+ * most 100, so the compatible provider, which may be Gemini, sends no more.
+ */
+const embeddingBatch = { openai: 2048, compatible: 100 } as const;
+/**
+ * Characters per embeddings request: OpenAI caps a request at 300 000 tokens summed over its inputs, and
+ * a token is at least about 1.5 characters even in Japanese.
+ */
+const embeddingBatchChars = 200_000;
+
+/** Groups `texts` into requests within `maxInputs` inputs and `maxChars` characters each. */
+export function embeddingBatches(
+  texts: string[],
+  maxInputs: number,
+  maxChars = embeddingBatchChars,
+): string[][] {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let chars = 0;
+  for (const text of texts) {
+    if (current.length > 0 && (current.length >= maxInputs || chars + text.length > maxChars)) {
+      batches.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(text);
+    chars += text.length;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -80,9 +121,19 @@ export class OpenAIProvider implements LLMProvider {
   /** Repair local servers' quirks when mapping responses. */
   protected readonly lenient: boolean = false;
   private warn: SchemaWarning | undefined;
+  /** Inputs one embeddings request carries. */
+  protected readonly embeddingBatch: number = embeddingBatch.openai;
+  readonly embeddingModel?: string;
+  readonly embed?: (texts: string[], options?: { signal?: AbortSignal }) => Promise<number[][]>;
 
   constructor(options: OpenAIProviderOptions) {
     this.options = options;
+    const embeddingModel =
+      options.embeddingModel === undefined ? defaultEmbeddingModel : options.embeddingModel || undefined;
+    if (embeddingModel) {
+      this.embeddingModel = embeddingModel;
+      this.embed = (texts, embedOptions) => this.embedWith(embeddingModel, texts, embedOptions?.signal);
+    }
     this.supportsImages = options.vision ?? visionByDefault(options.model);
     this.logger = options.logger ?? silent;
     this.client = new OpenAI({
@@ -112,6 +163,42 @@ export class OpenAIProvider implements LLMProvider {
       this.logger,
     );
     return this.send(messages, this.compile(chosen), options);
+  }
+
+  private async embedWith(model: string, texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    const empty = texts.findIndex((text) => text.trim() === '');
+    if (empty >= 0)
+      throw new LLMProviderError({
+        provider: this.name,
+        message: `cannot embed text ${empty}: it is empty, and the embeddings endpoint rejects empty input`,
+        userMessage: 'The AI service could not process this request.',
+        code: 'BAD_REQUEST',
+        retryable: false,
+      });
+    const vectors: number[][] = [];
+    for (const batch of embeddingBatches(texts, this.embeddingBatch)) {
+      try {
+        // `float` said outright: the SDK would ask for base64, which some compatible servers (Ollama)
+        // ignore, and then decode their float list into a vector a quarter as long.
+        const response = await this.client.embeddings.create(
+          { model, input: batch, encoding_format: 'float' },
+          signal ? { signal } : {},
+        );
+        const ordered = [...response.data].sort((left, right) => left.index - right.index);
+        if (ordered.length !== batch.length)
+          throw new LLMProviderError({
+            provider: this.name,
+            message: `the embeddings endpoint returned ${ordered.length} vectors for ${batch.length} texts (model ${model})`,
+            userMessage: 'The AI service could not process this request.',
+            code: 'BAD_REQUEST',
+            retryable: false,
+          });
+        vectors.push(...ordered.map((entry) => entry.embedding));
+      } catch (error) {
+        throw toProviderError(this.name, error, this.options.redact ?? redactKey(this.options.apiKey));
+      }
+    }
+    return vectors;
   }
 
   protected compile(tools: ToolDefinition[]): ToolDefinition[] {
@@ -157,6 +244,7 @@ export class OpenAIProvider implements LLMProvider {
 export class OpenAICompatibleProvider extends OpenAIProvider {
   override readonly name: ProviderName;
   protected override readonly lenient = true;
+  protected override readonly embeddingBatch: number = embeddingBatch.compatible;
   private toolsUnsupported: boolean;
 
   /** `name` labels logs and errors (`gemini` for Gemini's OpenAI-compatible endpoint). */
@@ -167,6 +255,8 @@ export class OpenAICompatibleProvider extends OpenAIProvider {
       ...options,
       baseURL: options.baseURL ?? 'http://localhost:1234/v1',
       apiKey: options.apiKey || 'not-needed',
+      // A compatible server's embeddings model has no common name: only the one configured is used.
+      embeddingModel: options.embeddingModel ?? false,
     });
     this.toolsUnsupported = options.supportsTools === false;
     this.name = options.name ?? 'openai-compatible';
