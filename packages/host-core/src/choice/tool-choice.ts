@@ -65,6 +65,11 @@ export interface SemanticRanker {
 
 /** Reciprocal-rank fusion's damping: a tool high in either ranking rises, one high in both rises most. */
 const fusionDamping = 60;
+/**
+ * How far below the closest tool's similarity a tool may be and still be offered: embeddings models put
+ * most tools of a catalog in a narrow band, so a fixed threshold would take all or none.
+ */
+const similarityMargin = 0.1;
 /** A semantic similarity this high counts as a confident match, as a lexical `confidentScore` does. */
 const confidentSimilarity = 0.5;
 
@@ -234,17 +239,23 @@ export class TurnChoice {
  */
 function fused(lexical: ToolMatch[], similar: Map<string, number>, limit: number): ToolMatch[] {
   const scores = new Map<string, { score: number; words: string[]; similarity?: number }>();
-  lexical.forEach((match, rank) => {
-    scores.set(match.name, { score: 1 / (fusionDamping + rank + 1), words: match.matched });
-  });
-  [...similar]
-    .sort((left, right) => right[1] - left[1])
+  // Each ranking brings only its close seconds: words within `relativeFloor` of the best match, meanings
+  // within `similarityMargin` of the closest. A tool both bring rises most.
+  const bestScore = lexical[0]?.score ?? 0;
+  lexical
+    .filter((match) => match.score >= bestScore * relativeFloor)
+    .forEach((match, rank) => {
+      scores.set(match.name, { score: 1 / (fusionDamping + rank + 1), words: match.matched });
+    });
+  const ranked = [...similar].sort((left, right) => right[1] - left[1]);
+  const closest = ranked[0]?.[1] ?? 0;
+  ranked
+    .filter(([, similarity]) => similarity > 0 && similarity >= closest - similarityMargin)
     .forEach(([name, similarity], rank) => {
       const entry = scores.get(name) ?? { score: 0, words: [] };
       scores.set(name, { ...entry, score: entry.score + 1 / (fusionDamping + rank + 1), similarity });
     });
-  const confident =
-    (lexical[0]?.score ?? 0) >= confidentScore || Math.max(...similar.values()) >= confidentSimilarity;
+  const confident = bestScore >= confidentScore || closest >= confidentSimilarity;
   return [...scores]
     .sort((left, right) => right[1].score - left[1].score)
     .slice(0, confident ? limit : Math.min(limit, weakOffer))
