@@ -214,6 +214,8 @@ if (existsSync(biome)) {
   spawnSync(biome, ['format', '--write', configPath, folder], { cwd: root, stdio: 'ignore' });
 }
 
+// The pnpm the repository pins, through npx, as README writes every command (pnpm need not be installed).
+const pnpm = `npx --yes ${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager}`;
 process.stdout.write(`Created mcp_servers/${name} (${packageName}) and a disabled "${name}" entry in config/mcp_servers.json.
-Next: pnpm install && pnpm --filter ${packageName} build && pnpm --filter ${packageName} test
+Next: ${pnpm} install && ${pnpm} --filter ${packageName} build && ${pnpm} --filter ${packageName} test
 `);

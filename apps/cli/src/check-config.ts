@@ -1,4 +1,5 @@
 import {
+  EnvironmentError,
   isMcpEnabled,
   loadConfiguredServers,
   McpConfigError,
@@ -14,6 +15,8 @@ function describe(people: People, server: ServerStatus): string {
   switch (server.state) {
     case 'connected':
       return `  ✓ ${head}: starts — ${tools.length} tool${tools.length === 1 ? '' : 's'}${tools.length ? `: ${tools.join(', ')}` : ''}`;
+    case 'idle':
+      return `  ✓ ${head}: starts on first use (started once to list its tools, then stopped) — ${tools.length} tool${tools.length === 1 ? '' : 's'}${tools.length ? `: ${tools.join(', ')}` : ''}`;
     case 'per_user':
       return `  ✓ ${head}: opens per person with their own credential (its tools are listed once someone connects)`;
     case 'disabled':
@@ -49,12 +52,22 @@ export async function checkConfig(env: NodeJS.ProcessEnv, write: (text: string) 
     write(`${error.message}\n`);
     return 1;
   }
-  const people = await startPeople({ env });
+  let people: People;
+  try {
+    people = await startPeople({ env });
+  } catch (error) {
+    // A malformed setting (MCP_START_CONCURRENCY=abc): named in one line, as the chat names it.
+    if (!(error instanceof EnvironmentError)) throw error;
+    write(`${error.message}\n`);
+    return 1;
+  }
   if (!people.mcpEnabled) return 0;
   try {
     const status = people.catalog();
     for (const server of status) write(`${describe(people, server)}\n`);
-    const failed = status.filter((server) => !['connected', 'per_user', 'disabled'].includes(server.state));
+    const failed = status.filter(
+      (server) => !['connected', 'per_user', 'disabled', 'idle'].includes(server.state),
+    );
     write(
       failed.length > 0
         ? `${failed.length} server${failed.length === 1 ? '' : 's'} failed to start: the apps would skip ${failed.length === 1 ? 'it' : 'them'} and retry.\n`

@@ -190,7 +190,8 @@ async function explainChoice(
   const { catalog, offer } = await toolsFor(view, words);
   if (catalog === 0) return 'No tools are available.';
   const lines = offer.tools.map((tool) => {
-    const why = describeReason(offer.reasons.get(tool.name));
+    // The small catalog's one reason is said once, in the head line.
+    const why = offer.narrowed ? describeReason(offer.reasons.get(tool.name)) : '';
     return `  ${tool.name} — ${firstSentence(tool.description)}${why ? `\n      (${why})` : ''}`;
   });
   const head = offer.narrowed

@@ -13,6 +13,7 @@ import {
   petSpec,
   recordsServerPath,
   startFakeVendor,
+  weatherEntry,
   weatherModel,
   writeMcpConfig,
 } from '@ai-assistant/test-kit';
@@ -122,6 +123,30 @@ describe('terminal chat with the real weather server', () => {
         `${failing} (with ${resolve(folder, 'failing.local.json')}): valid, 1 server.`,
       );
       expect(overlaid.code).toBe(0);
+      // A server that starts on first use is started once to list its tools, then reported as such.
+      writeFileSync(
+        resolve(folder, 'failing.local.json'),
+        JSON.stringify({
+          mcpServers: {
+            gone: {
+              command: 'node',
+              args: [weatherEntry],
+              start: 'on_first_use',
+              env: { JMA_BASE_URL: 'http://127.0.0.1:9' },
+            },
+          },
+        }),
+      );
+      const lazy = await run(['--check-config'], { ...noModel, MCP_SERVERS_CONFIG: failing });
+      expect(lazy.stdout).toContain(
+        '✓ gone (stdio): starts on first use (started once to list its tools, then stopped) — 1 tool: get_weather',
+      );
+      expect(lazy.code).toBe(0);
+      // A malformed setting is one clear line, not a stack trace.
+      const malformed = await run(['--check-config'], { ...noModel, MCP_START_CONCURRENCY: 'abc' });
+      expect(malformed.stdout).toContain('MCP_START_CONCURRENCY must be a whole number');
+      expect(malformed.stderr).not.toContain('    at ');
+      expect(malformed.code).toBe(1);
     } finally {
       rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }

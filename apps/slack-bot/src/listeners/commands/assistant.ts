@@ -251,7 +251,7 @@ async function explainChoice(
     ? `“${escapeSlackText(words)}” is offered ${offer.tools.length} of your ${catalog} tools (the model can search for the rest):`
     : `All your ${catalog} tools are offered to every question (the catalog is small).`;
   const lines = offer.tools.slice(0, shownTools).map((tool) => {
-    const why = describeReason(offer.reasons.get(tool.name));
+    const why = offer.narrowed ? describeReason(offer.reasons.get(tool.name)) : '';
     return `• \`${tool.name}\` — ${escapeSlackText(firstSentence(tool.description))}${why ? ` _(${escapeSlackText(why)})_` : ''}`;
   });
   const more = offer.tools.length > shownTools ? [`…and ${offer.tools.length - shownTools} more`] : [];
