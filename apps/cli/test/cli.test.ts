@@ -324,7 +324,7 @@ describe('terminal chat: tools that change things wait for a yes', () => {
     const denied = await run([], env, 'ポチを登録して\n名前はタマにして\n/exit\n');
     expect(denied.stdout).toContain('名前はタマにして');
     expect(posts()).toBe(1);
-  }, 30_000);
+  });
 
   it('--once: no one to ask, so the write is refused; --yes approves it', async () => {
     const refused = await run(['--once', 'ポチを登録して'], env);
@@ -339,7 +339,7 @@ describe('terminal chat: tools that change things wait for a yes', () => {
     expect(yesFirst.stderr).not.toMatch(/ambiguous/);
     expect(yesFirst.code).toBe(0);
     expect(posts()).toBe(3);
-  }, 30_000);
+  });
 });
 
 describe('a server’s questions at the prompt (server-everything from npm)', () => {
@@ -391,11 +391,11 @@ describe('a server’s questions at the prompt (server-everything from npm)', ()
     expect(chat.stderr).toContain('[42]');
     expect(chat.stdout).toContain('User provided the requested information');
     expect(chat.stdout).toContain('Taro Yamada');
-  }, 30_000);
+  });
 
   it('--once: nobody to ask, so the question is declined (a required field has no default, even with --yes)', async () => {
     const once = await run(['--once', 'フォームで聞いて', '--yes'], env);
     expect(once.code).toBe(0);
     expect(once.stdout).toContain('User declined');
-  }, 30_000);
+  });
 });

@@ -27,7 +27,7 @@ describe('Tab completion in the terminal chat', () => {
         disabled: false,
       },
     ]);
-  }, 30_000);
+  });
   afterAll(() => manager.close());
 
   it('completes commands, then /prompt’s server, prompt, argument names and the server’s values', async () => {

@@ -58,7 +58,7 @@ await fetch(back);
       OAUTH_CALLBACK_PORT: String(await freePort()),
       BROWSER: `${process.execPath} ${browser}`,
     };
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all([jma.close(), llm.close(), server.close(), as.close()]);
@@ -82,7 +82,7 @@ await fetch(back);
     const removed = await run([], env, '/disconnect tracker\n');
     expect(removed.stdout).toContain('Disconnected tracker: your tokens are revoked and deleted.');
     expect(as.counts.revocations - revocations).toBe(1);
-  }, 60_000);
+  });
 
   it('#43.21 stray requests to the loopback before the real redirect are answered 404 and the sign-in still completes', async () => {
     // A browser that asks for a favicon, the bare page, the callback without state and with another
