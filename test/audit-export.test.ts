@@ -59,7 +59,10 @@ describe('pnpm audit-export', () => {
     const { openStore } = (await import(
       join(repoRoot, 'packages/store/dist/index.js')
     )) as typeof import('../packages/store/src/index.js');
-    const store = await openStore({ dataDir, env: {} });
+    const { seedEmbeddedStore } = (await import(
+      join(repoRoot, 'packages/test-kit/dist/index.js')
+    )) as typeof import('../packages/test-kit/src/index.js');
+    const store = await openStore({ dataDir: seedEmbeddedStore(dataDir), env: {} });
     await store.audit.record({
       at: new Date('2026-11-02T09:00:00Z'),
       workspace: 'T1',

@@ -47,7 +47,7 @@ describe('pnpm new-server', () => {
       mkdirSync(dirname(join(copy, file)), { recursive: true });
       cpSync(join(repoRoot, file), join(copy, file));
     }
-    pnpm(copy, 'install', '--prefer-offline', '--frozen-lockfile');
+    pnpm(copy, 'install', '--offline', '--frozen-lockfile');
     // CONTRIBUTING's "Adding an MCP server" lines, as a person types them (outside CI, where a plain
     // install may update the lockfile).
     const { CI: _ci, ...personal } = process.env;

@@ -2,17 +2,20 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingFromTarball, packWorkspace, publishedWorkspaces } from './packaging.js';
+import { installTarballs, missingFromTarball, packWorkspace, publishedWorkspaces } from './packaging.js';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 
 // What a user of the published packages does, in a folder outside the workspace: install the tarballs
-// with npm, start each server's bin through npx, and use host-core and llm-providers from there.
+// (without a registry: see installTarballs), start each server's bin through npx, and use host-core and
+// llm-providers from there. The stand-in for JMA is the repository's, not part of any package.
+const fakeJma = pathToFileURL(join(repoRoot, 'mcp_servers/weather/dist/testing/index.js')).href;
 const consumerScript = `
 import { McpClientManager } from '@ai-assistant/host-core';
 import { AnthropicProvider, OpenAIProvider } from '@ai-assistant/llm-providers';
-import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
+import { startFakeJma } from '${fakeJma}';
 
 const jma = await startFakeJma();
 const base = { transport: 'stdio', command: 'npx', cwd: process.cwd(), timeoutMs: 30000, disabled: false };
@@ -62,6 +65,11 @@ describe('packaging: the published tarballs work on their own', () => {
         readFileSync(join(repoRoot, 'LICENSE'), 'utf8'),
       );
       expect(listing, name).toContain('package/README.md');
+      // Tests, their recorded data and the stand-ins built from them stay in the repository.
+      expect(
+        listing.split('\n').filter((line) => /^package\/(test|dist\/testing)\//.test(line)),
+        name,
+      ).toEqual([]);
       expect(missingFromTarball(tarball), name).toEqual([]);
       const manifest = JSON.parse(
         execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }),
@@ -76,11 +84,7 @@ describe('packaging: the published tarballs work on their own', () => {
     const consumer = join(scratch, 'consumer');
     mkdirSync(consumer);
     writeFileSync(join(consumer, 'package.json'), '{"name":"consumer","private":true,"type":"module"}');
-    execFileSync(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.values()],
-      { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 },
-    );
+    installTarballs(consumer, tarballs);
     writeFileSync(join(consumer, 'check.mjs'), consumerScript);
     const output = execFileSync(process.execPath, ['check.mjs'], {
       cwd: consumer,

@@ -1,6 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join, posix } from 'node:path';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+} from 'node:fs';
+import { basename, dirname, join, posix } from 'node:path';
 
 /** A workspace that is published to npm (its package.json is not private). */
 export interface PublishedWorkspace {
@@ -122,4 +130,60 @@ export function missingFromTarball(tarball: string): string[] {
     }
   }
   return [...new Set(problems)];
+}
+
+interface InstalledManifest extends Manifest {
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+}
+
+/** The folder `dependency` resolves to from `folder`, as Node looks it up (node_modules, upwards). */
+function installedFrom(folder: string, dependency: string): string | undefined {
+  for (let at = folder; ; at = dirname(at)) {
+    const candidate = join(at, 'node_modules', dependency);
+    if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (dirname(at) === at) return undefined;
+  }
+}
+
+/**
+ * Installs `tarballs` into `consumer/node_modules` as npm would, without a registry: each tarball is
+ * unpacked under its name, and each dependency it declares (peers too, unless optional) is linked to the
+ * copy this workspace installed for the package it was packed from. Only declared dependencies are
+ * reachable from the top, so a package that imports one it does not declare fails to load. Bins go to
+ * `node_modules/.bin`. The registry's part — resolving the ranges — is what this leaves out.
+ */
+export function installTarballs(consumer: string, tarballs: Map<string, string>): void {
+  const modules = join(consumer, 'node_modules');
+  mkdirSync(join(modules, '.bin'), { recursive: true });
+  for (const [name, tarball] of tarballs) {
+    const target = join(modules, name);
+    mkdirSync(target, { recursive: true });
+    execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
+  }
+  const sources = new Map(
+    publishedWorkspaces(join(import.meta.dirname, '..')).map((w) => [w.name, w.folder]),
+  );
+  for (const name of tarballs.keys()) {
+    const manifest = readManifest(join(modules, name)) as InstalledManifest;
+    const optional = (peer: string) => manifest.peerDependenciesMeta?.[peer]?.optional === true;
+    const needed = [
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}).filter((peer) => !optional(peer)),
+    ];
+    for (const dependency of needed) {
+      const link = join(modules, dependency);
+      if (existsSync(link)) continue;
+      const source = installedFrom(sources.get(name) as string, dependency);
+      if (!source) throw new Error(`${name} declares ${dependency}, which this workspace has not installed`);
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync(source, link, 'dir');
+    }
+    const bins = typeof manifest.bin === 'string' ? { [manifest.name]: manifest.bin } : (manifest.bin ?? {});
+    for (const [bin, file] of Object.entries(bins)) {
+      chmodSync(join(modules, name, file), 0o755);
+      symlinkSync(join('..', name, file), join(modules, '.bin', bin));
+    }
+  }
 }

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -123,7 +122,10 @@ describe("a signal to the README's command", () => {
   ];
   for (const [title, mode, target, ready] of cases)
     it(`${title}: the app shuts down and no process is left`, async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'stop-test-'));
+      const { embeddedStoreFolder } = (await import(
+        join(repoRoot, 'packages/test-kit/dist/index.js')
+      )) as typeof import('../packages/test-kit/src/index.js');
+      const dataDir = embeddedStoreFolder('stop-test-');
       const run = startReadmeCommand(mode, dataDir);
       let app: number[] = [];
       try {
@@ -139,8 +141,12 @@ describe("a signal to the README's command", () => {
         expect(await until(() => !app.some(alive))).toBe(true);
         if (mode === 'bot') expect(run.output()).toContain('shutting down');
       } finally {
-        for (const pid of app.filter(alive)) process.kill(pid, 'SIGKILL');
+        // Whatever is left of the tree (all of it when the app never got ready) goes before its folder:
+        // a store still open would write into the folder being removed.
+        const left = [...new Set([...app, ...descendantsOf(run.child.pid as number)])].filter(alive);
+        for (const pid of left) process.kill(pid, 'SIGKILL');
         if (run.child.exitCode === null) run.child.kill('SIGKILL');
+        await until(() => !left.some(alive));
         rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
       }
     }, 300_000);

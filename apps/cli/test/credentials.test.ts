@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { rmSync } from 'node:fs';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import {
   childProcesses,
   completion,
+  embeddedStoreFolder,
   type FakeRequest,
   type FakeVendor,
   startFakeVendor,
@@ -33,7 +32,7 @@ describe('terminal chat: /connect, /disconnect, /servers with the store', () => 
   beforeAll(async () => {
     [jma, llm, tickets] = await Promise.all([startFakeJma(), startFakeVendor(), startTokenServer()]);
     llm.respondWith(ticketsModel);
-    dataDir = mkdtempSync(resolve(tmpdir(), 'chat-store-'));
+    dataDir = embeddedStoreFolder('chat-store-');
     config = writeMcpConfig(jma.baseUrl, {
       tickets: {
         url: tickets.url,

@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { rmSync } from 'node:fs';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import {
   completion,
+  embeddedStoreFolder,
   type FakeVendor,
   startFakeVendor,
   startTokenServer,
@@ -30,7 +29,7 @@ describe('terminal chat: a person’s own connection that fails when it opens', 
       startTokenServer({ requireToken: true }),
     ]);
     llm.respondWith((request) => completion(request, { text: 'こんにちは' }));
-    dataDir = mkdtempSync(resolve(tmpdir(), 'chat-own-'));
+    dataDir = embeddedStoreFolder('chat-own-');
     config = writeMcpConfig(jma.baseUrl, {
       tickets: { url: tickets.url, headers: { Authorization: 'Bearer ${token}' }, connection: 'per_user' },
     });

@@ -7,6 +7,7 @@ import {
   type FakeRequest,
   type FakeVendor,
   type PetApi,
+  seedEmbeddedStore,
   startFakeVendor,
   startPetApi,
 } from '@ai-assistant/test-kit';
@@ -16,6 +17,9 @@ const entry = resolve(import.meta.dirname, '..', 'dist', 'main.js');
 /** Runs the built chat in a temporary folder with `input` on stdin; resolves with its output once it exits (killed after 100 s). */
 export function run(args: string[], env: Record<string, string>, input?: string) {
   const workdir = mkdtempSync(resolve(tmpdir(), 'chat-'));
+  // The chat's default store is `.data` in its folder: start it from an initialised database, as most
+  // runs open it (see seedEmbeddedStore).
+  if (!env.DATA_DIR && !env.DATABASE_URL) seedEmbeddedStore(resolve(workdir, '.data'));
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolvePromise) => {
     const child = spawn(process.execPath, [entry, ...args], {
       cwd: workdir,

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { ChatService, type People, startPeople } from '@ai-assistant/host-core';
 import { OpenAIProvider } from '@ai-assistant/llm-providers';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { openStore, type Store } from '@ai-assistant/store';
 import {
   botUserId,
+  embeddedStoreFolder,
   type FakeSlack,
   type FakeVendor,
   freePort,
@@ -88,7 +87,7 @@ export async function startHarness(
     maxRetries: 0,
     ...(options.vision !== undefined ? { vision: options.vision } : {}),
   });
-  const dataDir = options.store ? mkdtempSync(join(tmpdir(), 'bot-store-')) : undefined;
+  const dataDir = options.store ? embeddedStoreFolder('bot-store-') : undefined;
   const store = dataDir ? await openStore({ dataDir, env: {}, logger }) : undefined;
   const hooks = operatorHooks(store, options.env ?? {});
   const port = await freePort();

@@ -8,6 +8,7 @@ import { duckduckgo } from './search/duckduckgo.js';
 import { searxng } from './search/searxng.js';
 import { tavily } from './search/tavily.js';
 import type { FetchJson, SearchBackend } from './search/types.js';
+import { version } from './version.js';
 
 /** Which search API `web_search` uses, where, and its key (never logged, never in a result). */
 export interface SearchSettings {
@@ -82,7 +83,7 @@ const labels = ['positive', 'negative', 'neutral', 'mixed'] as const;
 
 /** Builds the web MCP server without starting any transport (no side effects), so tests can serve it. */
 export function createServer(options: WebServerOptions = {}): McpServer {
-  const server = new McpServer({ name: 'mcp-server-web', version: '0.1.0' });
+  const server = new McpServer({ name: 'mcp-server-web', version });
   const allow = new Allowlist(options.allow);
   const dispatcher = options.dispatcher ?? guardedAgent(allow);
   const robots = new Map<string, string>();

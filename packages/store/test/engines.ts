@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { postgresBinaries, startPostgres, type TestPostgres } from '@ai-assistant/test-kit';
+import {
+  embeddedStoreFolder,
+  postgresBinaries,
+  startPostgres,
+  type TestPostgres,
+} from '@ai-assistant/test-kit';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { newKey, openStore, type Store, type StoreOptions } from '../src/index.js';
 
@@ -39,7 +44,7 @@ export function onBothEngines(title: string, body: (fixture: EngineFixture) => v
     body({
       engine: 'pglite',
       fresh() {
-        const dataDir = mkdtempSync(join(tmpdir(), 'store-'));
+        const dataDir = embeddedStoreFolder();
         folders.push(dataDir);
         return { dataDir, env: {} };
       },

@@ -8,6 +8,7 @@ export {
 
 export { catalogServerPath } from './catalog-server.js';
 export { demoModel } from './demo-model.js';
+export { embeddedStoreFolder, seedEmbeddedStore } from './embedded-store.js';
 export { fakeEmbedding, fakeEmbeddingDimensions, maxEmbeddingInputs } from './fake-embeddings.js';
 export {
   type ApiCall,

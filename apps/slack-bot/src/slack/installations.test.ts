@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { openStore, type Store } from '@ai-assistant/store';
 import { rowsMentioning } from '@ai-assistant/store/testing';
+import { embeddedStoreFolder } from '@ai-assistant/test-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findInstallation, forgetInstallation, installationId, saveInstallation } from './installations.js';
 
@@ -15,7 +14,7 @@ describe('Slack installations in the store', () => {
   let store: Store;
   let dataDir: string;
   beforeEach(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'installations-'));
+    dataDir = embeddedStoreFolder('installations-');
     store = await openStore({ dataDir, env: {} });
   });
   afterEach(async () => {

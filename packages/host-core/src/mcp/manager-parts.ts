@@ -1,6 +1,7 @@
 import { silentLogger } from '../logger.js';
 import { OAuthService } from '../oauth/oauth-service.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
+import { version } from '../version.js';
 import { type Connection, type ConnectionContext, type McpConnection, shutDown } from './connection.js';
 import { defaultResultBudget } from './format-tool-result.js';
 import type { McpClientManagerOptions } from './manager-types.js';
@@ -36,7 +37,7 @@ export function managerParts(options: McpClientManagerOptions, hooks: ManagerHoo
     logger,
     redactor,
     env,
-    clientInfo: options.clientInfo ?? { name: 'ai-assistant', version: '0.1.0' },
+    clientInfo: options.clientInfo ?? { name: 'ai-assistant', version },
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     now,
     ...(oauth ? { oauth } : {}),
