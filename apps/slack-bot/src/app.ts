@@ -22,6 +22,7 @@ import { StoreInstallations } from './slack/installations.js';
 import { ConnectMessages, oauthCallbackPage } from './slack/oauth-connect.js';
 import { offerConnect, personOf } from './slack/people.js';
 import { EventClaims, StoreHealth } from './slack/replicas.js';
+import { type SlackConnectionState, SlackStartError, slackStartFailure } from './slack/slack-connection.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
 import { recordingAnswers, ThreadRecorder } from './slack/thread-recorder.js';
@@ -45,6 +46,10 @@ export interface SlackBotDependencies {
 /** A running (or runnable) Slack app. */
 export interface SlackBot {
   app: App;
+  /**
+   * Listens (`/healthz` first), then reaches Slack; rejects with a SlackStartError when Slack refuses or
+   * cannot be reached, leaving `/healthz` up to say why (503) until `stop`.
+   */
   start(): Promise<void>;
   /** Stops taking events, lets running answers finish (up to `graceMs`), then resolves. */
   stop(graceMs?: number): Promise<void>;
@@ -100,12 +105,14 @@ export function createSlackBot({
   const connectMessages = new ConnectMessages(store?.sealed);
   // Connect links lead to the bot's start page, which says whose account is being connected.
   const connectStarts = new ConnectStarts(store?.sealed, config.publicUrl, now);
+  let slackConnection: SlackConnectionState = { state: 'starting', reason: 'not started' };
   const server = createHttpServer({
     health: async () =>
       healthReport(
         people.mcpEnabled ? people.catalog() : undefined,
         config.healthDetails,
         await storeHealth.report(),
+        slackConnection,
       ),
     ...(receiver ? { slack: receiver.requestListener } : {}),
     pages: {
@@ -253,9 +260,22 @@ export function createSlackBot({
   return {
     app,
     async start() {
+      // /healthz listens first, so a bot that cannot reach Slack (or whose token Slack refuses) says so.
+      const host = config.httpHost ?? (config.appToken ? '127.0.0.1' : undefined);
+      await listen(server, config.port, host);
+      const reaching = async <T>(step: string, variable: string, call: () => Promise<T>): Promise<T> => {
+        slackConnection = { state: 'starting', reason: `waiting for Slack's answer to ${step}` };
+        try {
+          return await call();
+        } catch (error) {
+          const reason = slackStartFailure(error, step, variable);
+          slackConnection = { state: 'failed', reason };
+          throw new SlackStartError(reason, { cause: error });
+        }
+      };
       // One workspace: the bot is who its token says. OAuth: each event's authorization says.
       if (!installer) {
-        const identity = await app.client.auth.test();
+        const identity = await reaching('auth.test', 'SLACK_BOT_TOKEN', () => app.client.auth.test());
         bot = { userId: identity.user_id as string, ...(identity.bot_id ? { botId: identity.bot_id } : {}) };
       }
       await store?.coordination.start();
@@ -278,10 +298,12 @@ export function createSlackBot({
       prune();
       pruning = setInterval(prune, 6 * 3_600_000);
       pruning.unref();
-      const host = config.httpHost ?? (config.appToken ? '127.0.0.1' : undefined);
-      await listen(server, config.port, host);
       // Socket Mode connects out to Slack; the HTTP receiver is served by `server` and needs no start.
-      if (config.appToken) await app.start();
+      if (config.appToken)
+        await reaching('the Socket Mode connection (apps.connections.open)', 'SLACK_APP_TOKEN', () =>
+          app.start(),
+        );
+      slackConnection = { state: 'ready' };
       logger.info(
         {
           mode: config.appToken ? 'socket' : 'http',

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -91,4 +92,75 @@ describe('a busy port', () => {
     expect(bot.output()).toContain(`port ${port} is already in use on 127.0.0.1; set PORT to another port`);
     expect(bot.output()).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack trace
   });
+});
+
+describe('#48 the health endpoint listens before Slack answers', () => {
+  it('/healthz answers 503 "starting" while auth.test is pending, then 503 "failed" with the reason (no token) for a wrong token; SIGTERM still exits 0', async () => {
+    // A Slack that holds auth.test until the test answers it.
+    let held: ServerResponse | undefined;
+    let asked!: () => void;
+    const authAsked = new Promise<void>((resolvePromise) => {
+      asked = resolvePromise;
+    });
+    const slack = createHttpServer((request, response) => {
+      request.resume();
+      if (request.url?.endsWith('/auth.test')) {
+        held = response;
+        asked();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ ok: false, error: 'invalid_auth' }));
+    });
+    await new Promise<void>((resolvePromise) => slack.listen(0, '127.0.0.1', resolvePromise));
+    const address = slack.address();
+    const slackPort = typeof address === 'object' && address ? address.port : 0;
+    const port = await freePort();
+    const workdir = mkdtempSync(resolve(tmpdir(), 'bot-health-'));
+    const bot = runBotProcess(mainEntry, workdir, {
+      PATH: process.env.PATH ?? '',
+      SLACK_BOT_TOKEN: 'xoxb-wrong-token-for-health',
+      SLACK_SIGNING_SECRET: 'health-test-signing-secret',
+      SLACK_API_URL: `http://127.0.0.1:${slackPort}/api/`,
+      PORT: String(port),
+      OPENAI_API_KEY: 'sk-health-test-key-0123',
+      MCP_ENABLED: 'false',
+    });
+    const health = async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      return { status: response.status, text: await response.text() };
+    };
+    try {
+      await Promise.race([authAsked, bot.exited]);
+      const starting = await health();
+      expect(starting.status).toBe(503);
+      expect(JSON.parse(starting.text).slack).toMatchObject({ state: 'starting' });
+      held?.writeHead(200, { 'content-type': 'application/json' });
+      held?.end(JSON.stringify({ ok: false, error: 'invalid_auth' }));
+      let failed = await health();
+      while (JSON.parse(failed.text).slack?.state !== 'failed') {
+        await new Promise((resolvePromise) => setTimeout(resolvePromise, 20));
+        failed = await health();
+      }
+      expect(failed.status).toBe(503);
+      const reason = JSON.parse(failed.text).slack.reason as string;
+      expect(reason).toContain('invalid_auth');
+      expect(reason).toContain('SLACK_BOT_TOKEN');
+      // The process stays up so that its health says why; a signal still stops it.
+      expect(bot.child.exitCode).toBeNull();
+      bot.child.kill('SIGTERM');
+      expect(await bot.exited).toBe(0);
+      expect(bot.output()).toContain('invalid_auth');
+      for (const text of [failed.text, bot.output()]) {
+        expect(text).not.toContain('xoxb-wrong-token-for-health');
+        expect(text).not.toContain('sk-health-test-key-0123');
+      }
+    } finally {
+      if (bot.child.exitCode === null) bot.child.kill('SIGKILL');
+      held?.destroy();
+      slack.closeAllConnections();
+      slack.close();
+      rmSync(workdir, { recursive: true, force: true, maxRetries: 5 });
+    }
+  }, 40_000);
 });
