@@ -65,6 +65,53 @@ describe('terminal chat without an LLM', () => {
   });
 });
 
+describe('#48 check-config reports every problem in one run', () => {
+  it("every entry's every problem (file with its .local.json, field, fix), and a JSON syntax error at file:line:column", async () => {
+    const folder = mkdtempSync(resolve(tmpdir(), 'check-all-'));
+    try {
+      const path = resolve(folder, 'servers.json');
+      const localPath = resolve(folder, 'servers.local.json');
+      writeFileSync(
+        path,
+        JSON.stringify({
+          mcpServers: {
+            wiki: { command: 'node', timeout_ms: 'soon', alowed_tools: ['search'] },
+            docs: { url: 'https://docs.example.test/mcp', restart: 'always' },
+            files: { command: 'node', args: ['${FILES_ROOT_UNSET}'], env: { KEY: '${FILES_KEY_UNSET}' } },
+          },
+        }),
+      );
+      writeFileSync(localPath, JSON.stringify({ mcpServers: { docs: { headers: { 'X-Team': 7 } } } }));
+      const all = await run(['--check-config'], { MCP_ENABLED: 'true', MCP_SERVERS_CONFIG: path });
+      expect(all.code).toBe(1);
+      const label = `${path} (with ${localPath})`;
+      const problems = all.stdout.split('\n').filter((line) => line.includes('✗'));
+      expect(problems).toHaveLength(6);
+      for (const line of problems) expect(line).toContain(label);
+      for (const expected of [
+        'mcpServers.wiki.timeout_ms: expected a positive whole number',
+        'mcpServers.wiki.alowed_tools: unknown field; did you mean "allowed_tools"?',
+        'mcpServers.docs.restart: expected "on-failure"',
+        'mcpServers.docs.headers.X-Team: expected an object whose values are strings',
+        'mcpServers.files.args[0]: ${FILES_ROOT_UNSET} is not set in the environment; set FILES_ROOT_UNSET',
+        'mcpServers.files.env.KEY: ${FILES_KEY_UNSET} is not set in the environment; set FILES_KEY_UNSET',
+      ])
+        expect(all.stdout).toContain(expected);
+      // A file that is not JSON: where (as editors name a place), what is wrong and what to do.
+      const syntax = resolve(folder, 'syntax.json');
+      writeFileSync(syntax, '{\n  "mcpServers": {\n    "a": { "command": "node", }\n  }\n}\n');
+      const broken = await run(['--check-config'], { MCP_ENABLED: 'true', MCP_SERVERS_CONFIG: syntax });
+      expect(broken.code).toBe(1);
+      expect(broken.stdout).toContain(
+        `${syntax}:3:31: not valid JSON: Expected double-quoted property name; put property names in double quotes, and remove a trailing comma`,
+      );
+      expect(broken.stderr).not.toContain('    at ');
+    } finally {
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
+    }
+  });
+});
+
 describe('terminal chat with the real weather server', () => {
   let llm: FakeVendor;
   let jma: FakeJma;
