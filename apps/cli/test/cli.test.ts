@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -58,6 +59,74 @@ describe('terminal chat without an LLM', () => {
       expect(result.stdout).toMatch(/weather.*connected/);
       expect(result.stderr).toContain('OPENAI_API_KEY');
       expect(result.stderr).toContain('LLM_BASE_URL');
+    } finally {
+      config.remove();
+      await jma.close();
+    }
+  });
+});
+
+describe('#48 every chat command is in --help', () => {
+  it("pnpm start --help and the chat's --help list every command of the table the chat dispatches on, and the chat accepts each", async () => {
+    const table = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, '..', 'chat-commands.json'), 'utf8'),
+    ) as Array<{ names: string[]; usage: string; summary: string }>;
+    expect(table.flatMap((command) => command.names).length).toBeGreaterThanOrEqual(13);
+    const startHelp = spawnSync(
+      process.execPath,
+      [resolve(import.meta.dirname, '..', '..', '..', 'scripts', 'start.mjs'), '--help'],
+      { encoding: 'utf8' },
+    ).stdout;
+    const chatHelp = (await run(['--help'], {})).stdout;
+    for (const help of [startHelp, chatHelp])
+      for (const command of table) {
+        expect(help).toContain(`${command.usage}  `);
+        expect(help).toContain(command.summary);
+        for (const name of command.names) expect(help).toMatch(new RegExp(`(^|\\s)${name}(\\s|$)`, 'm'));
+      }
+    // Each one typed bare is a command the chat knows (the last quits).
+    const names = table.flatMap((command) => command.names);
+    const typed = await run(
+      [],
+      { MCP_ENABLED: 'false' },
+      `${names.filter((name) => name !== '/quit' && name !== '/exit').join('\n')}\n/quit\n`,
+    );
+    expect(typed.code).toBe(0);
+    expect(typed.stdout).not.toContain('Unknown command');
+  });
+});
+
+describe('#48 /call and /tools say what a tool takes', () => {
+  it('/call names the wrong or missing argument and shows the expected ones with an example; /tools lists arguments', async () => {
+    const jma = await startFakeJma();
+    const config = writeMcpConfig(jma.baseUrl);
+    try {
+      const tool = 'mcp__weather__get_weather';
+      const result = await run(
+        [],
+        { MCP_ENABLED: 'true', MCP_SERVERS_CONFIG: config.path },
+        [
+          '/tools',
+          '/tools 天気',
+          `/call ${tool} {"location": 7}`,
+          `/call ${tool} {}`,
+          `/call ${tool} {"location": "東京", "days": 3}`,
+          '',
+        ].join('\n'),
+      );
+      expect(result.code).toBe(0);
+      // /tools and /tools <words>: each tool with its arguments, the required ones marked.
+      expect(result.stdout).toContain('(* marks a required argument)');
+      expect(result.stdout.match(/mcp__weather__get_weather \(location\*, date\) — /g)).toHaveLength(2);
+      // /call: what is wrong, then what the tool takes and an example; the server is never called.
+      expect(result.stdout).toContain('Not run: argument "location" must be string, got integer.');
+      expect(result.stdout).toContain('Not run: missing required argument(s): location.');
+      expect(result.stdout).toContain('Not run: unknown argument(s) days');
+      expect(
+        result.stdout.match(/get_weather takes:\n {2}location {2}string, required — 日本国内の地名/g),
+      ).toHaveLength(3);
+      expect(result.stdout).toMatch(/\n {2}date {6}string, optional — "today"/);
+      expect(result.stdout).toContain(`Example: /call ${tool} {"location": "…"}`);
     } finally {
       config.remove();
       await jma.close();
