@@ -149,7 +149,13 @@ export function createSlackBot({
         : {}),
     },
     ...(config.publicUrl ? { forms: { '/oauth/start': connectStarts.confirm(logger) } } : {}),
-    ...(store ? { accepting: () => storeHealth.ok } : {}),
+    // Until Slack has said who the bot is, an event cannot be answered (nor told from the bot's own).
+    refusing: () =>
+      slackConnection.state !== 'ready'
+        ? 'not connected to Slack yet (see /healthz)'
+        : store && !storeHealth.ok
+          ? 'store unreachable'
+          : undefined,
   });
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };

@@ -66,8 +66,11 @@ export interface HttpServerOptions {
   pages?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
   /** POST routes of the bot's own pages (a Connect confirmation); each reads its own small body. */
   forms?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
-  /** False while this replica must not take Slack's requests (its store is unreachable): 503. */
-  accepting?: () => boolean;
+  /**
+   * Why this replica must not take Slack's requests now (Slack not reached yet, its store unreachable),
+   * answered with 503; undefined while it may.
+   */
+  refusing?: () => string | undefined;
   maxBodyBytes?: number;
 }
 
@@ -129,10 +132,11 @@ export function createHttpServer(options: HttpServerOptions): Server {
         : request.method === 'POST'
           ? options.forms?.[path]
           : undefined;
-    if (options.accepting && !options.accepting()) {
-      // Slack retries a refused event later; by then a replica with its store takes it.
+    const refused = options.refusing?.();
+    if (refused) {
+      // Slack retries a refused event later; by then this replica is ready, or one with its store takes it.
       response.setHeader('retry-after', '5');
-      return refuse(response, 503, 'store unreachable');
+      return refuse(response, 503, refused);
     }
     if (page) {
       await page(request, response).catch(() => {

@@ -95,7 +95,7 @@ describe('a busy port', () => {
 });
 
 describe('#48 the health endpoint listens before Slack answers', () => {
-  it('/healthz answers 503 "starting" while auth.test is pending, then 503 "failed" with the reason (no token) for a wrong token; SIGTERM still exits 0', async () => {
+  it('/healthz answers 503 "starting" while auth.test is pending (events refused), then 503 "failed" with the reason (no token) for a wrong token; SIGTERM still exits 0', async () => {
     // A Slack that holds auth.test until the test answers it.
     let held: ServerResponse | undefined;
     let asked!: () => void;
@@ -135,6 +135,10 @@ describe('#48 the health endpoint listens before Slack answers', () => {
       const starting = await health();
       expect(starting.status).toBe(503);
       expect(JSON.parse(starting.text).slack).toMatchObject({ state: 'starting' });
+      // Events wait (Slack retries them) until the bot knows who it is.
+      const event = await fetch(`http://127.0.0.1:${port}/slack/events`, { method: 'POST', body: '{}' });
+      expect(event.status).toBe(503);
+      expect(await event.text()).toContain('not connected to Slack yet');
       held?.writeHead(200, { 'content-type': 'application/json' });
       held?.end(JSON.stringify({ ok: false, error: 'invalid_auth' }));
       let failed = await health();
