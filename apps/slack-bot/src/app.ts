@@ -70,7 +70,11 @@ export function createSlackBot({
   now,
 }: SlackBotDependencies): SlackBot {
   const clientOptions = config.apiUrl ? { slackApiUrl: config.apiUrl } : {};
-  const slackLogger = boltLogger(logger, config.apiUrl ?? 'https://slack.com/api/');
+  // Requests to Slack that failed in a row (network, DNS, proxy): /healthz says so while starting.
+  let unreachableTries = 0;
+  const slackLogger = boltLogger(logger, config.apiUrl ?? 'https://slack.com/api/', undefined, (failures) => {
+    unreachableTries = failures;
+  });
   if (config.oauth && !store) throw new Error('installing in several workspaces needs the store');
   // OAuth: each workspace's install gives its token, found per event by Bolt's `authorize`.
   const installer =
@@ -112,7 +116,12 @@ export function createSlackBot({
         people.mcpEnabled ? people.catalog() : undefined,
         config.healthDetails,
         await storeHealth.report(),
-        slackConnection,
+        slackConnection.state === 'starting' && unreachableTries > 0
+          ? {
+              state: 'starting',
+              reason: `cannot reach Slack's API (${unreachableTries} ${unreachableTries === 1 ? 'try' : 'tries'} in a row; still retrying): check the network, DNS and proxy (HTTPS_PROXY), and SLACK_API_URL if set`,
+            }
+          : slackConnection,
       ),
     ...(receiver ? { slack: receiver.requestListener } : {}),
     pages: {
