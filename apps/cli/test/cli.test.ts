@@ -314,7 +314,7 @@ describe('terminal chat with the real weather server', () => {
       );
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('晴れ時々くもり');
-      expect(result.stdout).toContain('The arguments are not JSON');
+      expect(result.stdout).toContain('Not run: the arguments are not JSON');
       expect(result.stdout).toContain('No tool nothing_here');
       expect(result.stdout).toContain(
         'Not run: mcp__records__delete_record changes things and was not approved.',
