@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { buildAll } from './lib/build.mjs';
+import { readable } from './lib/slack-display.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -137,8 +138,10 @@ const answers = (threadTs) =>
     .thread(channel, threadTs)
     .filter((message) => message.user === testKit.botUserId && !placeholder(message));
 
-/** Slack's text as a person reads it: its three escapes undone. */
-const shown = (text) => text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+/** The people the demo's messages name: the person typing here, and the bot. */
+const people = { [testKit.humanUserId]: 'you', [testKit.botUserId]: 'assistant' };
+/** Slack's text as a person reads it in Slack (names, links, no escapes); what the bot sends stays mrkdwn. */
+const shown = (text) => readable(text ?? '', people);
 
 /** Buttons of the answers printed last, numbered for /press. */
 let buttons = [];
@@ -154,7 +157,7 @@ function printNew(threadTs) {
         if (element.type !== 'button') continue;
         buttons.push({ messageTs: message.ts, actionId: element.action_id, value: element.value ?? '' });
         say(
-          `     [${buttons.length}] ${element.text?.text ?? element.action_id}${element.url ? ` → ${element.url}` : ''}`,
+          `     [${buttons.length}] ${shown(element.text?.text ?? element.action_id)}${element.url ? ` → ${element.url}` : ''}`,
         );
       }
     }
@@ -197,8 +200,8 @@ async function connect(server) {
   const link = (offer?.blocks ?? [])
     .flatMap((block) => block.elements ?? [])
     .find((element) => element.type === 'button' && element.url)?.url;
-  if (!link) return say(`bot: ${offer?.text ?? 'no answer'}`);
-  say(`bot: ${offer.text}\n     (your browser opens ${link})`);
+  if (!link) return say(`bot: ${shown(offer?.text ?? 'no answer')}`);
+  say(`bot: ${shown(offer.text)}\n     (your browser opens ${link})`);
   const confirmed = await fetch(`${origin}/oauth/start`, {
     method: 'POST',
     redirect: 'manual',
@@ -248,9 +251,9 @@ for await (const raw of input) {
     const deadline = Date.now() + 60_000;
     while (slack.responses.length === responses && !acked() && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 100));
-    if (acked()) say(`bot: ${acked()}`);
+    if (acked()) say(`bot: ${shown(acked())}`);
     for (const response of slack.responses.slice(responses))
-      say(`bot: ${response.text ?? JSON.stringify(response)}`);
+      say(`bot: ${response.text ? shown(response.text) : JSON.stringify(response)}`);
   } else if (line) {
     const { ts } = await slack.mention(channel, line, thread ? { threadTs: thread } : {});
     thread ??= ts;

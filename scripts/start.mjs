@@ -19,9 +19,16 @@ if ((args.includes('--help') || args.includes('-h')) && !args.includes('--chat')
     .filter((line) => !line.startsWith('# Copy to .env'))
     .map((line) => line.replace(/^# ?/, '  ').replace(/^([A-Z][A-Z0-9_]*)=/, '  $1='))
     .join('\n');
+  // The chat's commands are the table it dispatches on (apps/cli/chat-commands.json), with the chat's layout.
+  const commands = JSON.parse(readFileSync(join(root, 'apps', 'cli', 'chat-commands.json'), 'utf8'));
+  const width = Math.max(...commands.map((command) => command.usage.length));
+  const chatCommands = commands
+    .map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`)
+    .join('\n');
   process.stdout.write(`pnpm start            the Slack bot when SLACK_BOT_TOKEN (or SLACK_CLIENT_ID) is set, else the terminal chat
 pnpm chat [--once "question"] [--yes]
-                      the terminal chat (inside it, /help lists its commands)
+                      the terminal chat; its commands:
+${chatCommands}
 pnpm check-config     checks config/mcp_servers.json (and .local.json), starts each server once, lists its tools
 pnpm demo             the Slack bot against a local Slack, scripted model and JMA, talked to from the terminal
 pnpm dev              rebuilds on every change and restarts the bot (or the chat: pnpm dev --chat)

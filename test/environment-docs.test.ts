@@ -49,7 +49,17 @@ const read = new Set(
     readers.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[1] as string)),
   ),
 );
-const settings = [...read].filter((name) => !notSettings.has(name)).sort();
+// The shipped config hands these to its servers (`${NAME}` or `${NAME:-default}`): settings a person
+// sets as much as those the code reads, each with the config's default.
+const shippedConfig = readFileSync(join(repoRoot, 'config', 'mcp_servers.json'), 'utf8');
+const configDefaults = new Map(
+  [...shippedConfig.matchAll(/\$\{([A-Z][A-Z0-9_]+)(?::-([^}]*))?\}/g)].map(
+    (match) => [match[1] as string, match[2] ?? ''] as const,
+  ),
+);
+const settings = [...new Set([...read, ...configDefaults.keys()])]
+  .filter((name) => !notSettings.has(name))
+  .sort();
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 const example = readFileSync(join(repoRoot, '.env.example'), 'utf8');
@@ -74,6 +84,21 @@ describe('environment variables', () => {
     expect(settings).toEqual(
       expect.arrayContaining(['SLACK_BOT_TOKEN', 'CONVERSATION_RETENTION_DAYS', 'PORT']),
     );
+  });
+
+  it("#48 the variables the shipped config reads are documented too, with the config's default", () => {
+    expect([...configDefaults.keys()]).toEqual(expect.arrayContaining(['KNOWLEDGE_DIR', 'JMA_BASE_URL']));
+    const help = execFileSync(process.execPath, [join(repoRoot, 'scripts', 'start.mjs'), '--help'], {
+      encoding: 'utf8',
+    });
+    const missing = [...configDefaults.keys()].filter(
+      (name) => !exampleBlock(name) || !help.includes(name) || !readme.includes(`\`${name}\``),
+    );
+    expect(missing).toEqual([]);
+    const wrong = [...configDefaults]
+      .filter(([name, value]) => value !== '' && !exampleBlock(name)?.includes(`default ${value}`))
+      .map(([name, value]) => `${name}: the config's default is ${value}`);
+    expect(wrong).toEqual([]);
   });
 
   it("every variable the code reads is in README's table, .env.example and --help", () => {

@@ -49,7 +49,12 @@ export async function checkConfig(env: NodeJS.ProcessEnv, write: (text: string) 
     );
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;
-    write(`${error.message}\n`);
+    // Every problem of the file (and its local overlay) at once, each naming file, field and fix.
+    const count = error.problems.length;
+    write(
+      `${count} problem${count === 1 ? '' : 's'} in the MCP server config; fix ${count === 1 ? 'it' : 'each'}, then run check-config again:\n`,
+    );
+    for (const problem of error.problems) write(`  ✗ ${problem}\n`);
     return 1;
   }
   let people: People;

@@ -232,12 +232,19 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       const next = await lines.next();
       if (next.done) break;
       const line = String(next.value);
-      const [word, server] = line.trim().split(/\s+/);
-      if (word === '/connect' || word === '/disconnect') {
+      const command = line.trim()
+        ? await runCommand(line, door, {
+            approve,
+            audit: store.audit,
+            toolsFor: (view, words) => chat.toolsFor(view, words),
+          })
+        : { output: '' };
+      if (command?.credential) {
+        const { server, disconnect } = command.credential;
         const found = server ? door.personalServer(server) : undefined;
         if (!server || typeof found === 'string')
           write(`${connectProblem(server, typeof found === 'string' ? found : undefined)}\n`);
-        else if (word === '/disconnect')
+        else if (disconnect)
           write(
             (await door.disconnect(localPerson, server))
               ? `Disconnected ${server}: ${found?.oauth ? 'your tokens are revoked and deleted' : 'your token is deleted'}.\n`
@@ -264,13 +271,6 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         terminal.prompt();
         continue;
       }
-      const command = line.trim()
-        ? await runCommand(line, door, {
-            approve,
-            audit: store.audit,
-            toolsFor: (view, words) => chat.toolsFor(view, words),
-          })
-        : { output: '' };
       let turn: { history: Message[]; userMessage: string; autoContextQuery?: string } = {
         history,
         userMessage: line,

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -62,6 +63,121 @@ describe('terminal chat without an LLM', () => {
     } finally {
       config.remove();
       await jma.close();
+    }
+  });
+});
+
+describe('#48 every chat command is in --help', () => {
+  it("pnpm start --help and the chat's --help list every command of the table the chat dispatches on, and the chat accepts each", async () => {
+    const table = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, '..', 'chat-commands.json'), 'utf8'),
+    ) as Array<{ names: string[]; usage: string; summary: string }>;
+    expect(table.flatMap((command) => command.names).length).toBeGreaterThanOrEqual(13);
+    const startHelp = spawnSync(
+      process.execPath,
+      [resolve(import.meta.dirname, '..', '..', '..', 'scripts', 'start.mjs'), '--help'],
+      { encoding: 'utf8' },
+    ).stdout;
+    const chatHelp = (await run(['--help'], {})).stdout;
+    for (const help of [startHelp, chatHelp])
+      for (const command of table) {
+        expect(help).toContain(`${command.usage}  `);
+        expect(help).toContain(command.summary);
+        for (const name of command.names) expect(help).toMatch(new RegExp(`(^|\\s)${name}(\\s|$)`, 'm'));
+      }
+    // Each one typed bare is a command the chat knows (the last quits).
+    const names = table.flatMap((command) => command.names);
+    const typed = await run(
+      [],
+      { MCP_ENABLED: 'false' },
+      `${names.filter((name) => name !== '/quit' && name !== '/exit').join('\n')}\n/quit\n`,
+    );
+    expect(typed.code).toBe(0);
+    expect(typed.stdout).not.toContain('Unknown command');
+  });
+});
+
+describe('#48 /call and /tools say what a tool takes', () => {
+  it('/call names the wrong or missing argument and shows the expected ones with an example; /tools lists arguments', async () => {
+    const jma = await startFakeJma();
+    const config = writeMcpConfig(jma.baseUrl);
+    try {
+      const tool = 'mcp__weather__get_weather';
+      const result = await run(
+        [],
+        { MCP_ENABLED: 'true', MCP_SERVERS_CONFIG: config.path },
+        [
+          '/tools',
+          '/tools 天気',
+          `/call ${tool} {"location": 7}`,
+          `/call ${tool} {}`,
+          `/call ${tool} {"location": "東京", "days": 3}`,
+          '',
+        ].join('\n'),
+      );
+      expect(result.code).toBe(0);
+      // /tools and /tools <words>: each tool with its arguments, the required ones marked.
+      expect(result.stdout).toContain('(* marks a required argument)');
+      expect(result.stdout.match(/mcp__weather__get_weather \(location\*, date\) — /g)).toHaveLength(2);
+      // /call: what is wrong, then what the tool takes and an example; the server is never called.
+      expect(result.stdout).toContain('Not run: argument "location" must be string, got integer.');
+      expect(result.stdout).toContain('Not run: missing required argument(s): location.');
+      expect(result.stdout).toContain('Not run: unknown argument(s) days');
+      expect(
+        result.stdout.match(/get_weather takes:\n {2}location {2}string, required — 日本国内の地名/g),
+      ).toHaveLength(3);
+      expect(result.stdout).toMatch(/\n {2}date {6}string, optional — "today"/);
+      expect(result.stdout).toContain(`Example: /call ${tool} {"location": "…"}`);
+    } finally {
+      config.remove();
+      await jma.close();
+    }
+  });
+});
+
+describe('#48 check-config reports every problem in one run', () => {
+  it("every entry's every problem (file with its .local.json, field, fix), and a JSON syntax error at file:line:column", async () => {
+    const folder = mkdtempSync(resolve(tmpdir(), 'check-all-'));
+    try {
+      const path = resolve(folder, 'servers.json');
+      const localPath = resolve(folder, 'servers.local.json');
+      writeFileSync(
+        path,
+        JSON.stringify({
+          mcpServers: {
+            wiki: { command: 'node', timeout_ms: 'soon', alowed_tools: ['search'] },
+            docs: { url: 'https://docs.example.test/mcp', restart: 'always' },
+            files: { command: 'node', args: ['${FILES_ROOT_UNSET}'], env: { KEY: '${FILES_KEY_UNSET}' } },
+          },
+        }),
+      );
+      writeFileSync(localPath, JSON.stringify({ mcpServers: { docs: { headers: { 'X-Team': 7 } } } }));
+      const all = await run(['--check-config'], { MCP_ENABLED: 'true', MCP_SERVERS_CONFIG: path });
+      expect(all.code).toBe(1);
+      const label = `${path} (with ${localPath})`;
+      const problems = all.stdout.split('\n').filter((line) => line.includes('✗'));
+      expect(problems).toHaveLength(6);
+      for (const line of problems) expect(line).toContain(label);
+      for (const expected of [
+        'mcpServers.wiki.timeout_ms: expected a positive whole number',
+        'mcpServers.wiki.alowed_tools: unknown field; did you mean "allowed_tools"?',
+        'mcpServers.docs.restart: expected "on-failure"',
+        'mcpServers.docs.headers.X-Team: expected an object whose values are strings',
+        'mcpServers.files.args[0]: ${FILES_ROOT_UNSET} is not set in the environment; set FILES_ROOT_UNSET',
+        'mcpServers.files.env.KEY: ${FILES_KEY_UNSET} is not set in the environment; set FILES_KEY_UNSET',
+      ])
+        expect(all.stdout).toContain(expected);
+      // A file that is not JSON: where (as editors name a place), what is wrong and what to do.
+      const syntax = resolve(folder, 'syntax.json');
+      writeFileSync(syntax, '{\n  "mcpServers": {\n    "a": { "command": "node", }\n  }\n}\n');
+      const broken = await run(['--check-config'], { MCP_ENABLED: 'true', MCP_SERVERS_CONFIG: syntax });
+      expect(broken.code).toBe(1);
+      expect(broken.stdout).toContain(
+        `${syntax}:3:31: not valid JSON: Expected double-quoted property name; put property names in double quotes, and remove a trailing comma`,
+      );
+      expect(broken.stderr).not.toContain('    at ');
+    } finally {
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });
@@ -199,7 +315,7 @@ describe('terminal chat with the real weather server', () => {
       );
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('晴れ時々くもり');
-      expect(result.stdout).toContain('The arguments are not JSON');
+      expect(result.stdout).toContain('Not run: the arguments are not JSON');
       expect(result.stdout).toContain('No tool nothing_here');
       expect(result.stdout).toContain(
         'Not run: mcp__records__delete_record changes things and was not approved.',

@@ -22,6 +22,7 @@ import { StoreInstallations } from './slack/installations.js';
 import { ConnectMessages, oauthCallbackPage } from './slack/oauth-connect.js';
 import { offerConnect, personOf } from './slack/people.js';
 import { EventClaims, StoreHealth } from './slack/replicas.js';
+import { type SlackConnectionState, SlackStartError, slackStartFailure } from './slack/slack-connection.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
 import { recordingAnswers, ThreadRecorder } from './slack/thread-recorder.js';
@@ -45,6 +46,10 @@ export interface SlackBotDependencies {
 /** A running (or runnable) Slack app. */
 export interface SlackBot {
   app: App;
+  /**
+   * Listens (`/healthz` first), then reaches Slack; rejects with a SlackStartError when Slack refuses or
+   * cannot be reached, leaving `/healthz` up to say why (503) until `stop`.
+   */
   start(): Promise<void>;
   /** Stops taking events, lets running answers finish (up to `graceMs`), then resolves. */
   stop(graceMs?: number): Promise<void>;
@@ -65,7 +70,11 @@ export function createSlackBot({
   now,
 }: SlackBotDependencies): SlackBot {
   const clientOptions = config.apiUrl ? { slackApiUrl: config.apiUrl } : {};
-  const slackLogger = boltLogger(logger, config.apiUrl ?? 'https://slack.com/api/');
+  // Requests to Slack that failed in a row (network, DNS, proxy): /healthz says so while starting.
+  let unreachableTries = 0;
+  const slackLogger = boltLogger(logger, config.apiUrl ?? 'https://slack.com/api/', undefined, (failures) => {
+    unreachableTries = failures;
+  });
   if (config.oauth && !store) throw new Error('installing in several workspaces needs the store');
   // OAuth: each workspace's install gives its token, found per event by Bolt's `authorize`.
   const installer =
@@ -100,12 +109,19 @@ export function createSlackBot({
   const connectMessages = new ConnectMessages(store?.sealed);
   // Connect links lead to the bot's start page, which says whose account is being connected.
   const connectStarts = new ConnectStarts(store?.sealed, config.publicUrl, now);
+  let slackConnection: SlackConnectionState = { state: 'starting', reason: 'not started' };
   const server = createHttpServer({
     health: async () =>
       healthReport(
         people.mcpEnabled ? people.catalog() : undefined,
         config.healthDetails,
         await storeHealth.report(),
+        slackConnection.state === 'starting' && unreachableTries > 0
+          ? {
+              state: 'starting',
+              reason: `cannot reach Slack's API (${unreachableTries} ${unreachableTries === 1 ? 'try' : 'tries'} in a row; still retrying): check the network, DNS and proxy (HTTPS_PROXY), and SLACK_API_URL if set`,
+            }
+          : slackConnection,
       ),
     ...(receiver ? { slack: receiver.requestListener } : {}),
     pages: {
@@ -142,7 +158,13 @@ export function createSlackBot({
         : {}),
     },
     ...(config.publicUrl ? { forms: { '/oauth/start': connectStarts.confirm(logger) } } : {}),
-    ...(store ? { accepting: () => storeHealth.ok } : {}),
+    // Until Slack has said who the bot is, an event cannot be answered (nor told from the bot's own).
+    refusing: () =>
+      slackConnection.state !== 'ready'
+        ? 'not connected to Slack yet (see /healthz)'
+        : store && !storeHealth.ok
+          ? 'store unreachable'
+          : undefined,
   });
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };
@@ -253,9 +275,22 @@ export function createSlackBot({
   return {
     app,
     async start() {
+      // /healthz listens first, so a bot that cannot reach Slack (or whose token Slack refuses) says so.
+      const host = config.httpHost ?? (config.appToken ? '127.0.0.1' : undefined);
+      await listen(server, config.port, host);
+      const reaching = async <T>(step: string, variable: string, call: () => Promise<T>): Promise<T> => {
+        slackConnection = { state: 'starting', reason: `waiting for Slack's answer to ${step}` };
+        try {
+          return await call();
+        } catch (error) {
+          const reason = slackStartFailure(error, step, variable);
+          slackConnection = { state: 'failed', reason };
+          throw new SlackStartError(reason, { cause: error });
+        }
+      };
       // One workspace: the bot is who its token says. OAuth: each event's authorization says.
       if (!installer) {
-        const identity = await app.client.auth.test();
+        const identity = await reaching('auth.test', 'SLACK_BOT_TOKEN', () => app.client.auth.test());
         bot = { userId: identity.user_id as string, ...(identity.bot_id ? { botId: identity.bot_id } : {}) };
       }
       await store?.coordination.start();
@@ -278,10 +313,12 @@ export function createSlackBot({
       prune();
       pruning = setInterval(prune, 6 * 3_600_000);
       pruning.unref();
-      const host = config.httpHost ?? (config.appToken ? '127.0.0.1' : undefined);
-      await listen(server, config.port, host);
       // Socket Mode connects out to Slack; the HTTP receiver is served by `server` and needs no start.
-      if (config.appToken) await app.start();
+      if (config.appToken)
+        await reaching('the Socket Mode connection (apps.connections.open)', 'SLACK_APP_TOKEN', () =>
+          app.start(),
+        );
+      slackConnection = { state: 'ready' };
       logger.info(
         {
           mode: config.appToken ? 'socket' : 'http',

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ServerStatus } from '@ai-assistant/host-core';
+import type { SlackConnectionState } from './slack/slack-connection.js';
 
 /** Slack's event and interaction payloads are a few KB; anything past this is refused unread. */
 export const maxRequestBodyBytes = 1024 * 1024;
@@ -11,17 +12,32 @@ export interface StoreHealthPart {
 }
 
 /**
- * What `/healthz` says. Without `details` it carries states and counts only, no free text. A store that
- * cannot be reached makes it `unavailable` (served with 503, so a load balancer moves traffic away).
+ * What `/healthz` says. Without `details` it carries states and counts only, no free text besides the
+ * Slack connection's reason (built from Slack's error codes). A store that cannot be reached, or a Slack
+ * connection that failed, makes it `unavailable`; one still being made, `starting` (both served with
+ * 503, so a load balancer sends nothing until the bot can answer).
  */
-export function healthReport(servers: ServerStatus[] | undefined, details: boolean, store?: StoreHealthPart) {
+export function healthReport(
+  servers: ServerStatus[] | undefined,
+  details: boolean,
+  store?: StoreHealthPart,
+  slack?: SlackConnectionState,
+) {
   const list = servers ?? [];
   // A server being restarted is down until it is back.
   const down = list
     .filter((server) => server.state === 'failed' || server.state === 'restarting')
     .map((server) => server.name);
   return {
-    status: store && !store.reachable ? 'unavailable' : down.length > 0 ? 'degraded' : 'ok',
+    status:
+      (store && !store.reachable) || slack?.state === 'failed'
+        ? 'unavailable'
+        : slack?.state === 'starting'
+          ? 'starting'
+          : down.length > 0
+            ? 'degraded'
+            : 'ok',
+    ...(slack ? { slack } : {}),
     ...(store ? { store } : {}),
     mcp: {
       enabled: servers !== undefined,
@@ -39,7 +55,7 @@ export function healthReport(servers: ServerStatus[] | undefined, details: boole
 
 /** The bot's one HTTP server: `/healthz`, and in HTTP mode Bolt's receiver behind a body-size cap. */
 export interface HttpServerOptions {
-  /** The `/healthz` report; `status: 'unavailable'` is served with 503. */
+  /** The `/healthz` report; `status: 'unavailable'` or `'starting'` is served with 503. */
   health: () => { status: string } | Promise<{ status: string }>;
   /** Bolt's HTTPReceiver listener; absent in Socket Mode, where only `/healthz` is served. */
   slack?: (request: IncomingMessage, response: ServerResponse) => void;
@@ -50,8 +66,11 @@ export interface HttpServerOptions {
   pages?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
   /** POST routes of the bot's own pages (a Connect confirmation); each reads its own small body. */
   forms?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
-  /** False while this replica must not take Slack's requests (its store is unreachable): 503. */
-  accepting?: () => boolean;
+  /**
+   * Why this replica must not take Slack's requests now (Slack not reached yet, its store unreachable),
+   * answered with 503; undefined while it may.
+   */
+  refusing?: () => string | undefined;
   maxBodyBytes?: number;
 }
 
@@ -102,7 +121,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path === '/healthz' && request.method === 'GET') {
       const report = await options.health();
-      response.writeHead(report.status === 'unavailable' ? 503 : 200, { 'content-type': 'application/json' });
+      const serving = report.status !== 'unavailable' && report.status !== 'starting';
+      response.writeHead(serving ? 200 : 503, { 'content-type': 'application/json' });
       response.end(JSON.stringify(report));
       return;
     }
@@ -112,10 +132,11 @@ export function createHttpServer(options: HttpServerOptions): Server {
         : request.method === 'POST'
           ? options.forms?.[path]
           : undefined;
-    if (options.accepting && !options.accepting()) {
-      // Slack retries a refused event later; by then a replica with its store takes it.
+    const refused = options.refusing?.();
+    if (refused) {
+      // Slack retries a refused event later; by then this replica is ready, or one with its store takes it.
       response.setHeader('retry-after', '5');
-      return refuse(response, 503, 'store unreachable');
+      return refuse(response, 503, refused);
     }
     if (page) {
       await page(request, response).catch(() => {

@@ -19,6 +19,7 @@ import { createLogger } from './logger.js';
 import { oauthOptions, operatorHooks } from './operations.js';
 import { auditRetentionDays, pruneAuditDaily } from './slack/audit.js';
 import { connectCommand } from './slack/people.js';
+import { SlackStartError } from './slack/slack-connection.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
 
 /** Starts the Slack app from the environment; resolves once it is listening. */
@@ -103,6 +104,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     await bot.start();
   } catch (error) {
     if (stopping) return;
+    if (error instanceof SlackStartError) {
+      // Kept running: /healthz answers 503 with the reason until the operator fixes it and restarts.
+      logger.error(
+        {},
+        `cannot start: ${error.message}; /healthz answers 503 with this reason until restarted`,
+      );
+      return;
+    }
     const known =
       error instanceof BotConfigError ||
       error instanceof ProviderConfigError ||

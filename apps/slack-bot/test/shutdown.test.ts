@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -91,4 +92,102 @@ describe('a busy port', () => {
     expect(bot.output()).toContain(`port ${port} is already in use on 127.0.0.1; set PORT to another port`);
     expect(bot.output()).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack trace
   });
+});
+
+describe('#48 the health endpoint listens before Slack answers', () => {
+  it('/healthz answers 503 "starting" while auth.test is pending (events refused) or Slack cannot be reached, then 503 "failed" with the reason (no token) for a wrong token; SIGTERM still exits 0', async () => {
+    // A Slack that holds each auth.test until the test answers it (or drops it).
+    const authTests: ServerResponse[] = [];
+    const waiting: Array<{ count: number; arrived: () => void }> = [];
+    /** Resolves once `count` auth.test requests have arrived. */
+    const authTestsArrived = (count: number) =>
+      new Promise<void>((arrived) => {
+        if (authTests.length >= count) arrived();
+        else waiting.push({ count, arrived });
+      });
+    const slack = createHttpServer((request, response) => {
+      request.resume();
+      if (request.url?.endsWith('/auth.test')) {
+        authTests.push(response);
+        for (const waiter of waiting) if (authTests.length >= waiter.count) waiter.arrived();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ ok: false, error: 'invalid_auth' }));
+    });
+    await new Promise<void>((resolvePromise) => slack.listen(0, '127.0.0.1', resolvePromise));
+    const address = slack.address();
+    const slackPort = typeof address === 'object' && address ? address.port : 0;
+    const port = await freePort();
+    const workdir = mkdtempSync(resolve(tmpdir(), 'bot-health-'));
+    const bot = runBotProcess(mainEntry, workdir, {
+      PATH: process.env.PATH ?? '',
+      SLACK_BOT_TOKEN: 'xoxb-wrong-token-for-health',
+      SLACK_SIGNING_SECRET: 'health-test-signing-secret',
+      SLACK_API_URL: `http://127.0.0.1:${slackPort}/api/`,
+      PORT: String(port),
+      OPENAI_API_KEY: 'sk-health-test-key-0123',
+      MCP_ENABLED: 'false',
+    });
+    const health = async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const text = await response.text();
+      return {
+        status: response.status,
+        text,
+        slack: JSON.parse(text).slack as { state: string; reason?: string },
+      };
+    };
+    /** Health once `until` holds for it (the bot's state changes as Slack answers). */
+    const healthWhen = async (until: (report: Awaited<ReturnType<typeof health>>) => boolean) => {
+      for (;;) {
+        if (bot.child.exitCode !== null) throw new Error(`the bot exited:\n${bot.output()}`);
+        const report = await health().catch(() => undefined);
+        if (report && until(report)) return report;
+        await new Promise((resolvePromise) => setTimeout(resolvePromise, 20));
+      }
+    };
+    try {
+      await Promise.race([authTestsArrived(1), bot.exited]);
+      const starting = await health();
+      expect(starting.status).toBe(503);
+      expect(starting.slack).toEqual({
+        state: 'starting',
+        reason: "waiting for Slack's answer to auth.test",
+      });
+      // Events wait (Slack retries them) until the bot knows who it is.
+      const event = await fetch(`http://127.0.0.1:${port}/slack/events`, { method: 'POST', body: '{}' });
+      expect(event.status).toBe(503);
+      expect(await event.text()).toContain('not connected to Slack yet');
+      // The connection drops: Slack cannot be reached, and the client retries.
+      authTests[0]?.socket?.destroy();
+      const unreachable = await healthWhen((report) => /cannot reach Slack/.test(report.slack.reason ?? ''));
+      expect(unreachable.status).toBe(503);
+      expect(unreachable.slack.state).toBe('starting');
+      expect(unreachable.slack.reason).toContain('still retrying');
+      // The retry is answered: the token is wrong.
+      await Promise.race([authTestsArrived(2), bot.exited]);
+      authTests[1]?.writeHead(200, { 'content-type': 'application/json' });
+      authTests[1]?.end(JSON.stringify({ ok: false, error: 'invalid_auth' }));
+      const failed = await healthWhen((report) => report.slack.state === 'failed');
+      expect(failed.status).toBe(503);
+      expect(failed.slack.reason).toContain('invalid_auth');
+      expect(failed.slack.reason).toContain('SLACK_BOT_TOKEN');
+      // The process stays up so that its health says why; a signal still stops it.
+      expect(bot.child.exitCode).toBeNull();
+      bot.child.kill('SIGTERM');
+      expect(await bot.exited).toBe(0);
+      expect(bot.output()).toContain('invalid_auth');
+      for (const text of [unreachable.text, failed.text, bot.output()]) {
+        expect(text).not.toContain('xoxb-wrong-token-for-health');
+        expect(text).not.toContain('sk-health-test-key-0123');
+      }
+    } finally {
+      if (bot.child.exitCode === null) bot.child.kill('SIGKILL');
+      for (const response of authTests) response.destroy();
+      slack.closeAllConnections();
+      slack.close();
+      rmSync(workdir, { recursive: true, force: true, maxRetries: 5 });
+    }
+  }, 120_000);
 });

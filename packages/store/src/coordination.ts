@@ -64,6 +64,8 @@ export class Coordination {
   /** This replica's key (random, positive), written on its claims. */
   readonly replicaKey = randomInt(1, 2 ** 31 - 1);
   private liveness: HeldConnection | undefined;
+  /** The liveness lock being taken, while it is. */
+  private holding: Promise<void> | undefined;
   private pruner: NodeJS.Timeout | undefined;
   private started = false;
 
@@ -225,7 +227,18 @@ export class Coordination {
     held.release();
   }
 
-  private async holdLiveness(): Promise<void> {
+  /**
+   * Takes the liveness lock once at a time: a health check during start-up (or two at once) must not open
+   * a second connection that waits on this replica's own lock.
+   */
+  private holdLiveness(): Promise<void> {
+    this.holding ??= this.takeLiveness().finally(() => {
+      this.holding = undefined;
+    });
+    return this.holding;
+  }
+
+  private async takeLiveness(): Promise<void> {
     if (this.engine !== 'postgres' || this.liveness) {
       if (this.engine !== 'postgres') await sql`select 1`.execute(this.db);
       return;

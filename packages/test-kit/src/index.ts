@@ -22,6 +22,8 @@ export {
   streamedText,
 } from './fake-slack.js';
 export type { AttachedFile, UploadedFile } from './fake-slack-files.js';
+/** The person who speaks in the fake Slack when no one is named. */
+export { human as humanUserId } from './fake-slack-state.js';
 export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } from './fake-vendor.js';
 export { followAuthorization } from './follow-redirects.js';
 export { forms, formsServerPath, longChoices } from './forms-server.js';

@@ -19,7 +19,13 @@ const adviceQuietMs = 5 * 60_000;
  * bare "http request failed" line each time: after a few, one error says which URL and what to check,
  * and the repeats go to debug until the quiet period ends or a request succeeds again.
  */
-export function boltLogger(logger: Logger, apiUrl: string, now: () => number = Date.now): BoltLogger {
+export function boltLogger(
+  logger: Logger,
+  apiUrl: string,
+  now: () => number = Date.now,
+  /** Told the failed requests in a row each time that count changes (0: Slack answered again). */
+  onFailures?: (failures: number) => void,
+): BoltLogger {
   let level = LogLevel.INFO;
   let failures = 0;
   let advisedAt: number | undefined;
@@ -29,6 +35,7 @@ export function boltLogger(logger: Logger, apiUrl: string, now: () => number = D
       .join(' ')
       .replace(payloadLines, '$1 [payload omitted]');
   const reachedSlack = () => {
+    if (failures > 0) onFailures?.(0);
     failures = 0;
     advisedAt = undefined;
   };
@@ -44,6 +51,7 @@ export function boltLogger(logger: Logger, apiUrl: string, now: () => number = D
       const line = text(parts);
       if (!unreachable.test(line)) return void logger.warn({ source: 'bolt' }, line);
       failures += 1;
+      onFailures?.(failures);
       if (advisedAt !== undefined && now() - advisedAt < adviceQuietMs)
         return void logger.debug({ source: 'bolt', failures }, line);
       if (failures < failuresBeforeAdvice) return void logger.warn({ source: 'bolt' }, line);

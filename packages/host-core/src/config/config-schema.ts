@@ -4,12 +4,43 @@ import type { TransportKind } from './mcp-config.js';
 
 // The shape of one `mcpServers` entry: fields, their accepted aliases, and the words an error uses.
 
-/** A configuration file that cannot be used; the message names file, server and field. */
+/**
+ * A configuration file that cannot be used; the message names file, server and field. `problems` lists
+ * every problem found in one reading (the message is them, one a line).
+ */
 export class McpConfigError extends HostError {
   override name = 'McpConfigError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('MCP_CONFIG_INVALID', message, options);
+  readonly problems: string[];
+  constructor(message: string, options?: { cause?: unknown; problems?: string[] }) {
+    const problems = options?.problems?.length ? options.problems : [message];
+    super('MCP_CONFIG_INVALID', problems.length > 1 ? problems.join('\n') : message, options);
+    this.problems = problems;
   }
+
+  /** One error carrying every problem of `errors` (several configuration errors found in one reading). */
+  static of(errors: McpConfigError[]): McpConfigError {
+    const problems = errors.flatMap((error) => error.problems);
+    return new McpConfigError(problems[0] ?? 'invalid configuration', { problems });
+  }
+}
+
+/**
+ * Runs each check and gathers the configuration errors they throw, so that one reading reports every
+ * problem; any other error passes through. Returns the checks' results when none failed.
+ */
+export function everyProblem<T>(checks: Array<() => T>): T[] {
+  const failures: McpConfigError[] = [];
+  const results: T[] = [];
+  for (const check of checks) {
+    try {
+      results.push(check());
+    } catch (error) {
+      if (!(error instanceof McpConfigError)) throw error;
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw McpConfigError.of(failures);
+  return results;
 }
 
 /** Default per-call tool timeout. */
@@ -201,26 +232,40 @@ function editDistance(left: string, right: string): number {
   return previous[right.length] as number;
 }
 
-/** Maps the accepted aliases to our field names; an unknown field is an error naming the closest known one. */
-export function normalizeFields(raw: unknown, file: string, where: string): unknown {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+/**
+ * Maps the accepted aliases to our field names. Unknown fields (each named with the closest known one)
+ * are returned as `problems`, and left out of `normalized` so the rest of the entry can still be checked.
+ */
+export function normalizeFields(
+  raw: unknown,
+  file: string,
+  where: string,
+): { normalized: unknown; problems: McpConfigError[] } {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { normalized: raw, problems: [] };
   const normalized: Record<string, unknown> = {};
+  const problems: McpConfigError[] = [];
   for (const [field, value] of Object.entries(raw)) {
     const canonical = fieldAliases[field] ?? field;
     if (!knownFields().includes(canonical)) {
       const suggestion = closestField(field);
-      throw new McpConfigError(
-        `${file}: ${where}.${field}: unknown field${suggestion ? `; did you mean "${suggestion}"?` : ''} (known fields: ${knownFields().join(', ')})`,
+      problems.push(
+        new McpConfigError(
+          `${file}: ${where}.${field}: unknown field${suggestion ? `; did you mean "${suggestion}"?` : ''} (known fields: ${knownFields().join(', ')})`,
+        ),
       );
+      continue;
     }
     if (canonical in normalized) {
-      throw new McpConfigError(
-        `${file}: ${where}.${field}: "${canonical}" is already given; keep one of the two`,
+      problems.push(
+        new McpConfigError(
+          `${file}: ${where}.${field}: "${canonical}" is already given; keep one of the two`,
+        ),
       );
+      continue;
     }
     normalized[canonical] = value;
   }
-  return normalized;
+  return { normalized, problems };
 }
 
 export const transportAliases: Record<string, TransportKind | 'builtin' | 'openapi'> = {

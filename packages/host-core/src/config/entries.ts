@@ -51,21 +51,6 @@ export function expand(
   );
 }
 
-export function expandAll(
-  values: Record<string, string>,
-  env: NodeJS.ProcessEnv,
-  where: string,
-  file: string,
-  keepToken = false,
-) {
-  return Object.fromEntries(
-    Object.entries(values).map(([key, value]) => [
-      key,
-      expand(value, env, `${where}.${key}`, file, keepToken),
-    ]),
-  );
-}
-
 /** The placeholder that stands for the asking person's own credential for the server. */
 export const personTokenName = 'token';
 

@@ -90,7 +90,7 @@ describe('MCP server configuration', () => {
     expect(failure({ weather: 'node server.js' })).toContain('mcpServers.weather: expected an object');
     expect(failure({ 'bad name!': { command: 'x' } })).toContain('server names may use');
     expect(() => parseMcpConfig('{"mcpServers": [', file)).toThrow(
-      /config\/mcp_servers.json: is not valid JSON/,
+      /config\/mcp_servers.json:1:17: not valid JSON/,
     );
     expect(() => parseMcpConfig('{"servers": {}}', file)).toThrow(/mcpServers: expected an object/);
   });

@@ -6,6 +6,7 @@ import {
   defaultIdleStopMs,
   defaultMaxToolTimeoutMs,
   defaultToolTimeoutMs,
+  everyProblem,
   expectations,
   fileSchema,
   McpConfigError,
@@ -18,7 +19,6 @@ import {
   builtinEntry,
   type EntryContext,
   expand,
-  expandAll,
   oauthOf,
   openApiEntry,
   withPersonalCredential,
@@ -160,18 +160,14 @@ export async function loadMcpConfig(
   if (!localPath) return parseMcpConfig(text, path, env);
   // A git-ignored overlay beside the file: its entries are merged over the shipped ones (see `overlay`).
   const label = mcpConfigLabel(path);
-  const [shipped, local] = [
-    [text, path],
-    [await readFile(localPath, 'utf8'), localPath],
-  ].map(([content, where]) => {
-    try {
-      return JSON.parse((content as string).replace(/^\uFEFF/, '')) as {
-        mcpServers?: Record<string, unknown>;
-      };
-    } catch (error) {
-      throw new McpConfigError(`${where}: is not valid JSON (${(error as Error).message})`);
-    }
-  }) as Array<{ mcpServers?: Record<string, unknown> }>;
+  const localText = await readFile(localPath, 'utf8');
+  // Both files' syntax errors are reported at once.
+  const [shipped, local] = everyProblem([
+    () => jsonOf(text, path),
+    () => jsonOf(localText, localPath),
+  ]) as Array<{
+    mcpServers?: Record<string, unknown>;
+  }>;
   return parseMcpConfig(
     JSON.stringify({ ...shipped, mcpServers: overlay(shipped?.mcpServers ?? {}, local?.mcpServers ?? {}) }),
     label,
@@ -197,7 +193,40 @@ function overlay(shipped: Record<string, unknown>, local: Record<string, unknown
   return merged;
 }
 
-/** Validates the text of an `mcpServers` file; see {@link loadMcpConfig}. */
+/** What to do about each kind of JSON syntax error, in the words of V8's messages. */
+function jsonFix(reason: string): string {
+  if (/property name/i.test(reason))
+    return 'put property names in double quotes, and remove a trailing comma or a comment just before it (JSON allows neither)';
+  if (/end of JSON input/i.test(reason)) return 'the file ends early: close every "{" and "[" it opens';
+  if (/after property value|after array element/i.test(reason))
+    return 'add the missing comma (or closing bracket) just before it';
+  if (/control character/i.test(reason)) return 'write a line break inside a string as \\n';
+  return 'check for a missing comma, colon, quote or bracket just before it';
+}
+
+/**
+ * The JSON of a config file; a syntax error names `file:line:column` (the editor's way), what is wrong
+ * and what to do.
+ */
+function jsonOf(text: string, file: string): unknown {
+  // Editors on Windows save UTF-8 with a byte-order mark; JSON.parse would call it a stray token.
+  const content = text.replace(/^\uFEFF/, '');
+  try {
+    return JSON.parse(content);
+  } catch (error) {
+    const message = (error as Error).message;
+    const position = Number(/at position (\d+)/.exec(message)?.[1] ?? content.length);
+    const before = content.slice(0, position).split('\n');
+    const line = before.length;
+    const column = (before.at(-1)?.length ?? 0) + 1;
+    const reason = message
+      .replace(/\s*in JSON at position \d+.*$/s, '')
+      .replace(/\s*\(line \d+ column \d+\)$/, '');
+    throw new McpConfigError(`${file}:${line}:${column}: not valid JSON: ${reason}; ${jsonFix(reason)}`);
+  }
+}
+
+/** Validates the text of an `mcpServers` file; see {@link loadMcpConfig}. Every problem is reported at once. */
 export function parseMcpConfig(
   text: string,
   path: string,
@@ -205,13 +234,7 @@ export function parseMcpConfig(
   /** Folder relative paths are resolved against (default: the config file's). */
   folder?: string,
 ): ServerConfig[] {
-  let json: unknown;
-  try {
-    // Editors on Windows save UTF-8 with a byte-order mark; JSON.parse would call it a stray token.
-    json = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new McpConfigError(`${path}: is not valid JSON (${(error as Error).message})`);
-  }
+  const json = jsonOf(text, path);
   const file = fileSchema().safeParse(json);
   if (!file.success) {
     throw new McpConfigError(
@@ -219,21 +242,38 @@ export function parseMcpConfig(
     );
   }
   const baseFolder = folder ?? dirname(resolve(path));
-  return Object.entries(file.data.mcpServers).map(([name, raw]) => {
+  return everyProblem(
+    Object.entries(file.data.mcpServers).map(
+      ([name, raw]) =>
+        () =>
+          entryOf(name, raw),
+    ),
+  );
+
+  function entryOf(name: string, raw: unknown): ServerConfig {
     const where = `mcpServers.${name}`;
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
       throw new McpConfigError(
         `${path}: ${where}: server names may use letters, digits, "_", "-" and "." (1–64 characters)`,
       );
     }
-    const parsed = serverSchema().safeParse(normalizeFields(raw, path, where));
+    const { normalized, problems } = normalizeFields(raw, path, where);
+    const parsed = serverSchema().safeParse(normalized);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field = String(issue?.path[0] ?? '');
-      const expected = expectations[field] ?? 'an object of server settings';
-      const at = issue?.path.length ? `${where}.${issue.path.join('.')}` : where;
-      throw new McpConfigError(`${path}: ${at}: expected ${expected}`);
+      const named = new Set<string>();
+      for (const issue of parsed.error.issues) {
+        const field = String(issue.path[0] ?? '');
+        const at = issue.path.length ? `${where}.${issue.path.join('.')}` : where;
+        if (named.has(at)) continue;
+        named.add(at);
+        problems.push(
+          new McpConfigError(
+            `${path}: ${at}: expected ${expectations[field] ?? 'an object of server settings'}`,
+          ),
+        );
+      }
     }
+    if (problems.length > 0 || !parsed.success) throw McpConfigError.of(problems);
     const entry = parsed.data;
     const declared = entry.transport ?? entry.type;
     const kind = declared
@@ -251,13 +291,17 @@ export function parseMcpConfig(
         `${path}: ${where}: expected "command" (a stdio server), "url" (an HTTP server) or a "type" of "builtin" or "openapi"`,
       );
     }
-    startFields(entry, kind, where);
     const disabled = entry.disabled ?? false;
     const timeoutMs = entry.timeout_ms ?? defaultToolTimeoutMs;
-    if (entry.max_timeout_ms !== undefined && entry.max_timeout_ms < timeoutMs)
-      throw new McpConfigError(
-        `${path}: ${where}.max_timeout_ms: expected at least timeout_ms (${timeoutMs}): it caps how long progress may extend a call`,
-      );
+    everyProblem([
+      () => startFields(entry, kind, where),
+      () => {
+        if (entry.max_timeout_ms !== undefined && entry.max_timeout_ms < timeoutMs)
+          throw new McpConfigError(
+            `${path}: ${where}.max_timeout_ms: expected at least timeout_ms (${timeoutMs}): it caps how long progress may extend a call`,
+          );
+      },
+    ]);
     const common: CommonServerConfig = {
       name,
       allowedTools: entry.allowed_tools,
@@ -289,22 +333,28 @@ export function parseMcpConfig(
       where,
       () => entry.oauth !== undefined && entry.oauth !== false,
     );
-  });
+  }
 
   /** `start` and `idle_stop_ms`: for a stdio server the host shares, and only together. */
   function startFields(entry: RawEntry, kind: string, where: string): void {
-    if (entry.start === 'on_first_use' && kind !== 'stdio')
-      throw new McpConfigError(
-        `${path}: ${where}.start: "on_first_use" is for stdio servers (a process the host starts); a ${kind} server costs no process while unused: remove "start"`,
-      );
-    if (entry.start === 'on_first_use' && entry.connection === 'per_user')
-      throw new McpConfigError(
-        `${path}: ${where}.start: a "per_user" server already starts on each person's first use: remove "start"`,
-      );
-    if (entry.idle_stop_ms !== undefined && entry.start !== 'on_first_use')
-      throw new McpConfigError(
-        `${path}: ${where}.idle_stop_ms: only a server with "start": "on_first_use" is stopped when idle: add that, or remove idle_stop_ms`,
-      );
+    everyProblem([
+      () => {
+        if (entry.start === 'on_first_use' && kind !== 'stdio')
+          throw new McpConfigError(
+            `${path}: ${where}.start: "on_first_use" is for stdio servers (a process the host starts); a ${kind} server costs no process while unused: remove "start"`,
+          );
+        if (entry.start === 'on_first_use' && entry.connection === 'per_user')
+          throw new McpConfigError(
+            `${path}: ${where}.start: a "per_user" server already starts on each person's first use: remove "start"`,
+          );
+      },
+      () => {
+        if (entry.idle_stop_ms !== undefined && entry.start !== 'on_first_use')
+          throw new McpConfigError(
+            `${path}: ${where}.idle_stop_ms: only a server with "start": "on_first_use" is stopped when idle: add that, or remove idle_stop_ms`,
+          );
+      },
+    ]);
   }
 
   function serverOf(
@@ -332,16 +382,35 @@ export function parseMcpConfig(
         throw new McpConfigError(`${path}: ${where}.command: expected ${expectations.command}`);
       const cwd = entry.cwd ?? '.';
       const onFirstUse = entry.start === 'on_first_use';
+      const command = entry.command;
+      // Every unset variable is named at once.
+      const [expanded, args, childEnv] = everyProblem<unknown>([
+        () => expand(command, environment, `${where}.command`, path),
+        () =>
+          everyProblem(
+            (entry.args ?? []).map(
+              (arg, index) => () => expand(arg, environment, `${where}.args[${index}]`, path),
+            ),
+          ),
+        // `${token}` stays for a per-person connection to fill (checked in withPersonalCredential).
+        () =>
+          Object.fromEntries(
+            everyProblem(
+              Object.entries(entry.env ?? {}).map(
+                ([key, value]) =>
+                  () =>
+                    [key, expand(value, environment, `${where}.env.${key}`, path, true)] as const,
+              ),
+            ),
+          ),
+      ]);
       return {
         ...common,
         ...(onFirstUse ? { start: 'on_first_use', idleStopMs: entry.idle_stop_ms ?? defaultIdleStopMs } : {}),
         transport: 'stdio',
-        command: expand(entry.command, environment, `${where}.command`, path),
-        args: (entry.args ?? []).map((arg, index) =>
-          expand(arg, environment, `${where}.args[${index}]`, path),
-        ),
-        // `${token}` stays for a per-person connection to fill (checked in withPersonalCredential).
-        env: expandAll(entry.env ?? {}, environment, `${where}.env`, path, true),
+        command: expanded as string,
+        args: args as string[],
+        env: childEnv as Record<string, string>,
         cwd: isAbsolute(cwd) ? cwd : resolve(baseFolder, cwd),
       } satisfies StdioServerConfig;
     }
