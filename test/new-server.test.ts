@@ -49,8 +49,9 @@ describe('pnpm new-server', () => {
     }
     pnpm(copy, 'install', '--offline', '--frozen-lockfile');
     // CONTRIBUTING's "Adding an MCP server" lines, as a person types them (outside CI, where a plain
-    // install may update the lockfile).
-    const { CI: _ci, ...personal } = process.env;
+    // install may update the lockfile). The one test that may reach the registry: pnpm resolves the new
+    // package's dependency ranges from registry metadata, which a frozen install (CI's) never fetched.
+    const { CI: _ci, npm_config_offline: _offline, ...personal } = process.env;
     const outputs = contributingSteps().map((line) =>
       execFileSync('bash', ['-c', line], {
         cwd: copy,
