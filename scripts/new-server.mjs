@@ -208,6 +208,45 @@ const configText = readFileSync(configPath, 'utf8');
 const entry = { command: 'node', args: [`../mcp_servers/${name}/dist/index.js`], disabled: true };
 writeFileSync(configPath, withEntry(configText, name, entry));
 
+/**
+ * Gives the new package an importer in pnpm-lock.yaml with the weather server's resolutions for the same
+ * dependencies (the scaffold takes its ranges from there): `pnpm install` then has nothing to resolve,
+ * so it needs no registry metadata and works offline. Left alone when the lockfile is not the expected
+ * shape; pnpm then resolves them itself.
+ */
+function addLockfileImporter(lockfilePath, importer, dependencies) {
+  if (!existsSync(lockfilePath)) return;
+  const lines = readFileSync(lockfilePath, 'utf8').split('\n');
+  const start = lines.indexOf('  mcp_servers/weather:');
+  if (start < 0 || lines.includes(`  ${importer}:`)) return;
+  let end = start + 1;
+  while (end < lines.length && lines[end] !== '') end++;
+  const block = lines.slice(start + 1, end);
+  const section = (heading, names) => {
+    const out = [];
+    let current = '';
+    for (let index = 0; index < block.length; index++) {
+      const line = block[index];
+      if (/^ {4}\S/.test(line)) current = line.trim();
+      else if (current === `${heading}:` && /^ {6}\S/.test(line)) {
+        const dependency = line
+          .trim()
+          .replace(/:$/, '')
+          .replace(/^'(.*)'$/, '$1');
+        if (names.includes(dependency)) out.push(line, block[index + 1], block[index + 2]);
+      }
+    }
+    return out.length === names.length * 3 ? [`    ${heading}:`, ...out] : undefined;
+  };
+  const runtime = section('dependencies', Object.keys(dependencies.dependencies));
+  const development = section('devDependencies', Object.keys(dependencies.devDependencies));
+  if (!runtime || !development) return;
+  lines.splice(end + 1, 0, `  ${importer}:`, ...runtime, ...development, '');
+  writeFileSync(lockfilePath, lines.join('\n'));
+}
+const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+addLockfileImporter(join(root, 'pnpm-lock.yaml'), `mcp_servers/${name}`, manifest);
+
 // Written the way the repository's formatter writes it, so `pnpm lint` passes as it is.
 const biome = join(root, 'node_modules', '.bin', 'biome');
 if (existsSync(biome)) {

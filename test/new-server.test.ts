@@ -49,9 +49,15 @@ describe('pnpm new-server', () => {
     }
     pnpm(copy, 'install', '--offline', '--frozen-lockfile');
     // CONTRIBUTING's "Adding an MCP server" lines, as a person types them (outside CI, where a plain
-    // install may update the lockfile). The one test that may reach the registry: pnpm resolves the new
-    // package's dependency ranges from registry metadata, which a frozen install (CI's) never fetched.
-    const { CI: _ci, npm_config_offline: _offline, ...personal } = process.env;
+    // install may update the lockfile). Offline, and with no registry metadata at hand, as after a frozen
+    // install on a fresh machine: new-server gives the package the lockfile entries the workspace already
+    // has, so pnpm has nothing to resolve (before: ERR_PNPM_NO_OFFLINE_META for @types/node).
+    const { CI: _ci, ...environment } = process.env;
+    const personal = {
+      ...environment,
+      npm_config_offline: 'true',
+      npm_config_cache_dir: join(copy, '.no-metadata'),
+    };
     const outputs = contributingSteps().map((line) =>
       execFileSync('bash', ['-c', line], {
         cwd: copy,
