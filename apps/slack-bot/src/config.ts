@@ -77,6 +77,7 @@ export class BotConfigError extends Error {
   override name = 'BotConfigError';
 }
 
+/** A yes/no variable (`true`, `1`, `yes`, `on`, any case); unset or blank gives `fallback`. */
 function flag(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value.trim() === '') return fallback;
   return /^(true|1|yes|on)$/i.test(value.trim());
@@ -91,6 +92,7 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number | undefine
   }
 }
 
+/** How many tools a request carries; a malformed variable is a BotConfigError naming it. */
 function toolChoice(env: NodeJS.ProcessEnv): BotConfig['toolChoice'] {
   try {
     return toolChoiceFromEnvironment(env);

@@ -90,7 +90,6 @@ export interface PendingApprovalsTable {
   decided_at: Timestamp | null;
 }
 
-/** The database as Kysely sees it. */
 /** One audited action: a tool call, a connect or disconnect, an admin's change. */
 export interface AuditEventsTable {
   id: Generated<string>;
@@ -180,6 +179,7 @@ export interface ToolVectorsTable {
   created_at: Timestamp;
 }
 
+/** The database as Kysely sees it. */
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_servers: WorkspaceServersTable;

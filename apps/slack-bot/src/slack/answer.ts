@@ -66,8 +66,10 @@ export interface AnswerDependencies {
   elicit?: RespondInput['elicit'];
   /** The asker's tools for this turn (their workspace's servers, their own credentials). */
   tools?: (question: Question) => Promise<ToolHost | undefined>;
-  /** A tool needed the asker's own credential for `server`: offer them a way to connect it. */
-  /** The asker must connect `server` (`refused`: again, their credential was refused). */
+  /**
+   * A tool needed the asker's own credential for `server`: offer them a way to connect it (`refused`:
+   * again, their credential was refused; `scope`: the scope a step-up asks for).
+   */
   onCredentialNeeded?: (question: Question, server: string, refused: boolean, scope?: string) => void;
 }
 
