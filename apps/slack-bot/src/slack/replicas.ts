@@ -87,12 +87,27 @@ export function threadKey(question: Question): string {
   return `${question.team ?? ''}:${question.channel}:${question.threadTs}`;
 }
 
-const claimOf = (question: ClaimedQuestion): EventClaim => ({
-  id: question.eventId,
-  ...(question.team ? { workspace: question.team } : {}),
-  thread: threadKey(question),
-  messageTs: question.messageTs,
-});
+/**
+ * A Slack message ts (`1700000000.000100`: seconds, then millionths) as the message's order in its
+ * thread for the store: whole millionths of a second. Undefined when it is no ts (the claim then
+ * orders nothing, and a malformed payload never fails it).
+ */
+export function threadOrder(ts: string): number | undefined {
+  const parts = /^(\d{1,10})(?:\.(\d{1,6}))?$/.exec(ts);
+  if (!parts) return undefined;
+  const order = Number(parts[1]) * 1_000_000 + Number((parts[2] ?? '').padEnd(6, '0'));
+  return Number.isSafeInteger(order) ? order : undefined;
+}
+
+const claimOf = (question: ClaimedQuestion): EventClaim => {
+  const order = threadOrder(question.messageTs);
+  return {
+    id: question.eventId,
+    ...(question.team ? { workspace: question.team } : {}),
+    thread: threadKey(question),
+    ...(order !== undefined ? { order } : {}),
+  };
+};
 
 /** Waits `ms`, or less when `signal` aborts. */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
