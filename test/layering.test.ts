@@ -67,3 +67,19 @@ describe('the store', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('the Slack app', () => {
+  it('#44 Answering records the answer it got: no Proxy around the loop, no module-global AsyncLocalStorage for the turn', () => {
+    const slack = resolve(import.meta.dirname, '..', 'apps', 'slack-bot', 'src', 'slack');
+    const offenders: string[] = [];
+    for (const file of readdirSync(slack).filter((name) => name.endsWith('.ts'))) {
+      readFileSync(join(slack, file), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (/new Proxy\(|new AsyncLocalStorage\b|currentTurn\(/.test(line))
+            offenders.push(`${file}:${index + 1}: ${line.trim()}`);
+        });
+    }
+    expect(offenders).toEqual([]);
+  });
+});

@@ -24,7 +24,7 @@ import { offerConnect, personOf } from './slack/people.js';
 import { EventClaims, StoreHealth } from './slack/replicas.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
-import { recordingAnswers, ThreadRecorder } from './slack/thread-recorder.js';
+import { ThreadRecorder } from './slack/thread-recorder.js';
 import { WorkQueue } from './slack/work-queue.js';
 
 /** What the Slack app is built from. */
@@ -191,7 +191,7 @@ export function createSlackBot({
   const answering = new Answering({
     threads,
     client: app.client,
-    chat: recordingAnswers(chat),
+    chat,
     bot: () => bot,
     logger,
     queue,
@@ -201,7 +201,7 @@ export function createSlackBot({
     approvals,
     elicitations,
     claims,
-    aroundAnswer: (question, answer) => conversations.around(question, answer),
+    turns: conversations,
     tools: (question) => {
       const person = personOf(question);
       return people.viewFor(person, {

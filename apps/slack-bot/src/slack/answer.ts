@@ -12,7 +12,7 @@ export { failureText, interruptedText, progressStatus, toolStatus, tooSlowText }
 import { markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
 import { assistantProgress, type Progress, placeholderProgress } from './progress.js';
-import { type BotIdentity, fetchRecent, type SlackMessage, threadToHistory } from './thread-history.js';
+import { type BotIdentity, type RecordedTurn, type SlackMessage, threadToHistory } from './thread-history.js';
 
 type WebClient = App['client'];
 
@@ -54,6 +54,8 @@ export interface AnswerDependencies {
   logger: Logger;
   historyLimit: number;
   streaming: boolean;
+  /** The question's turn in its recorded thread: the history comes from it, the answer goes to it. */
+  turn: RecordedTurn;
   /** Aborts the answer: its deadline, or the app shutting down. */
   signal?: AbortSignal;
   /** Fires when the answer's time is nearly up: no more tools, the answer from what is known. */
@@ -100,13 +102,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
   const stream = dependencies.streaming ? new AnswerStream(client, question, logger) : undefined;
   const started = Date.now();
   try {
-    const thread = await fetchRecent(
-      client,
-      question.channel,
-      question.threadTs,
-      question.messageTs,
-      dependencies.historyLimit,
-    );
+    const thread = await dependencies.turn.history(dependencies.historyLimit);
     const history = threadToHistory(
       thread,
       dependencies.bot,
@@ -194,6 +190,8 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
         }
       },
     });
+    // The answer it got goes to the thread's record (never its tool steps).
+    await dependencies.turn.answered(result.text, result.usedTools);
     await Promise.all([progress.settled(), files.settled()]);
     logger.info(
       {

@@ -10,11 +10,12 @@ import type { ApprovalContext, SlackApprovals } from './approvals.js';
 import type { SlackElicitations } from './elicitation.js';
 import { assistantStatus } from './progress.js';
 import type { EventClaims } from './replicas.js';
+import type { RecordedTurn } from './thread-history.js';
 import type { ThreadMemory } from './thread-memory.js';
 import type { WorkQueue } from './work-queue.js';
 
 /** What {@link Answering} needs beyond answering one question. */
-export interface AnsweringOptions extends Omit<AnswerDependencies, 'signal' | 'bot'> {
+export interface AnsweringOptions extends Omit<AnswerDependencies, 'signal' | 'bot' | 'turn'> {
   queue: WorkQueue;
   threads: ThreadMemory;
   bot: () => AnswerDependencies['bot'];
@@ -26,8 +27,8 @@ export interface AnsweringOptions extends Omit<AnswerDependencies, 'signal' | 'b
   elicitations?: SlackElicitations;
   /** Thread turns across replicas (absent: this process's queue alone orders a thread). */
   claims?: EventClaims;
-  /** Wraps each answer (the thread recorder: its history from the log, its final answer recorded). */
-  aroundAnswer?: (question: Question, answer: () => Promise<void>) => Promise<void>;
+  /** Each question's turn in its recorded thread (the thread recorder: history from the log, answer to it). */
+  turns: { turnFor(question: Question): RecordedTurn };
   logger: Logger;
 }
 
@@ -122,25 +123,24 @@ export class Answering {
                 whileAsking(asker, (context) => elicitations.ask(request, context))
             : undefined;
         try {
-          const answer = () =>
-            answerInThread(
-              {
-                ...question,
-                ...(placeholderTs ? { placeholderTs } : {}),
-                placeholderWaiting: waiting,
-              },
-              {
-                ...this.options,
-                client,
-                bot: question.bot ?? this.options.bot(),
-                signal,
-                wrapUp: deadline.wrapUp,
-                shuttingDown: () => this.shutdown.signal.aborted,
-                ...(approve ? { approve } : {}),
-                ...(elicit ? { elicit } : {}),
-              },
-            );
-          await (this.options.aroundAnswer ? this.options.aroundAnswer(question, answer) : answer());
+          await answerInThread(
+            {
+              ...question,
+              ...(placeholderTs ? { placeholderTs } : {}),
+              placeholderWaiting: waiting,
+            },
+            {
+              ...this.options,
+              client,
+              bot: question.bot ?? this.options.bot(),
+              signal,
+              wrapUp: deadline.wrapUp,
+              shuttingDown: () => this.shutdown.signal.aborted,
+              ...(approve ? { approve } : {}),
+              ...(elicit ? { elicit } : {}),
+              turn: this.options.turns.turnFor(question),
+            },
+          );
         } finally {
           deadline.clear();
         }

@@ -1,4 +1,4 @@
-import type { ChatService, ConversationSource, Logger, PersonRef } from '@ai-assistant/host-core';
+import type { ConversationSource, Logger, PersonRef } from '@ai-assistant/host-core';
 import type { ConversationMessage } from '@ai-assistant/store';
 import { type App, webApi } from '@slack/bolt';
 import { boltLogger } from './bolt-logger.js';
@@ -7,11 +7,10 @@ import { conversationSource, type TurnPlace } from './conversation-source.js';
 import { unknownWorkspace } from './people.js';
 import {
   type BotIdentity,
-  currentTurn,
   isFromBot,
+  type RecordedTurn,
   readThread,
   type SlackMessage,
-  withRecordedTurn,
 } from './thread-history.js';
 
 type WebClient = App['client'];
@@ -132,41 +131,38 @@ export class ThreadRecorder {
     return this.log.prune(new Date(now.getTime() - days * 86_400_000));
   }
 
-  /** Runs one answer with its history from the log, recording its final answer. */
-  around<T>(question: RecordedQuestion, run: () => Promise<T>): Promise<T> {
+  /** One answer's turn: its history read from the log, its final answer recorded there. */
+  turnFor(question: RecordedQuestion): RecordedTurn {
     const workspace = this.workspaceOf(question.team);
     const thread = `${question.channel}:${question.threadTs}`;
     const bot = question.bot ?? this.options.bot();
-    return withRecordedTurn(
-      {
-        history: async (count) => {
-          const membership = await this.log.join(workspace, thread, {
-            historyRead: question.threadTs === question.messageTs,
-            at: timeOfTs(question.messageTs),
-          });
-          if (!membership.historyRead) await this.readEarlier(question, workspace, thread, bot, count);
-          // Room for the answers and for what came after the question (left out by the history).
-          const recorded = await this.log.thread(workspace, thread, count * 2 + 10);
-          return recorded.map((message) => asSlackMessage(message, bot));
-        },
-        answered: async (text, tools) => {
-          if (!text.trim()) return;
-          await this.log
-            .record(workspace, thread, {
-              id: `${answerPrefix}${question.messageTs}`,
-              role: 'assistant',
-              ...(question.user ? { person: question.user } : {}),
-              text,
-              at: timeOfTs(question.messageTs),
-              ...(tools.length > 0 ? { tools } : {}),
-            })
-            .catch((error: unknown) =>
-              this.options.logger.warn({ channel: question.channel, error }, 'could not record an answer'),
-            );
-        },
+    return {
+      history: async (count) => {
+        const membership = await this.log.join(workspace, thread, {
+          historyRead: question.threadTs === question.messageTs,
+          at: timeOfTs(question.messageTs),
+        });
+        if (!membership.historyRead) await this.readEarlier(question, workspace, thread, bot, count);
+        // Room for the answers and for what came after the question (left out by the history).
+        const recorded = await this.log.thread(workspace, thread, count * 2 + 10);
+        return recorded.map((message) => asSlackMessage(message, bot));
       },
-      run,
-    );
+      answered: async (text, tools) => {
+        if (!text.trim()) return;
+        await this.log
+          .record(workspace, thread, {
+            id: `${answerPrefix}${question.messageTs}`,
+            role: 'assistant',
+            ...(question.user ? { person: question.user } : {}),
+            text,
+            at: timeOfTs(question.messageTs),
+            ...(tools.length > 0 ? { tools } : {}),
+          })
+          .catch((error: unknown) =>
+            this.options.logger.warn({ channel: question.channel, error }, 'could not record an answer'),
+          );
+      },
+    };
   }
 
   /**
@@ -272,23 +268,4 @@ function fromSlack(
     return { id: message.ts, role: 'assistant', ...(asker ? { person: asker } : {}), text: message.text, at };
   if (message.bot_id || !message.user) return undefined;
   return { id: message.ts, role: 'user', person: message.user, text: message.text, at };
-}
-
-/**
- * The loop as the Slack app uses it: each final answer of a recorded turn goes to the thread's log.
- * Only `respond` differs; everything else is the service itself.
- */
-export function recordingAnswers(chat: ChatService): ChatService {
-  const respond: ChatService['respond'] = async (input) => {
-    const result = await chat.respond(input);
-    await currentTurn()?.answered?.(result.text, result.usedTools);
-    return result;
-  };
-  return new Proxy(chat, {
-    get(target, property) {
-      if (property === 'respond') return respond;
-      const value = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
