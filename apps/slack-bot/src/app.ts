@@ -197,7 +197,6 @@ export function createSlackBot({
     queue,
     historyLimit: config.historyLimit,
     streaming: config.streaming,
-    answerTimeoutMs: config.answerTimeoutMs,
     approvals,
     elicitations,
     claims,

@@ -115,7 +115,7 @@ export async function startHarness(
   });
   const bot = createSlackBot({
     config: botConfig,
-    chat: new ChatService({ provider, logger, toolChoice: botConfig.toolChoice, ...hooks.chat }),
+    chat: new ChatService({ provider, logger, ...botConfig.chat, ...hooks.chat }),
     people,
     ...(store ? { store } : {}),
     logger,

@@ -56,11 +56,9 @@ export interface AnswerDependencies {
   streaming: boolean;
   /** The question's turn in its recorded thread: the history comes from it, the answer goes to it. */
   turn: RecordedTurn;
-  /** Aborts the answer: its deadline, or the app shutting down. */
+  /** Aborts the answer: the app shutting down (the chat service keeps the answer's deadline). */
   signal?: AbortSignal;
-  /** Fires when the answer's time is nearly up: no more tools, the answer from what is known. */
-  wrapUp?: AbortSignal;
-  /** Whether an abort means the app is shutting down (else: the deadline passed). */
+  /** Whether a cancelled answer was stopped by the app shutting down (else: its deadline passed). */
   shuttingDown?: () => boolean;
   /** Asks the asker to approve a tool call (absent: such calls are refused). */
   approve?: RespondInput['approve'];
@@ -143,7 +141,6 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       ...(question.autoContextQuery !== undefined ? { autoContextQuery: question.autoContextQuery } : {}),
       streamText: dependencies.streaming,
       ...(dependencies.signal ? { signal: dependencies.signal } : {}),
-      ...(dependencies.wrapUp ? { wrapUp: dependencies.wrapUp } : {}),
       ...(dependencies.approve ? { approve: dependencies.approve } : {}),
       ...(dependencies.elicit ? { elicit: dependencies.elicit } : {}),
       onEvent: (event) => {
