@@ -174,7 +174,7 @@ export class ChatService {
       } catch (error) {
         if (error instanceof CancelledError && deadline.signal.aborted && !input.signal?.aborted)
           throw new CancelledError(
-            `The answer was not finished within its ${Math.round(deadline.ms / 1000)} s and was stopped; ask again, or in smaller parts.`,
+            `The answer was not finished within its ${deadline.ms / 1000} s and was stopped; ask again, or in smaller parts.`,
           );
         throw error;
       } finally {
