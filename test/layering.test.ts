@@ -82,4 +82,27 @@ describe('the Slack app', () => {
     }
     expect(offenders).toEqual([]);
   });
+
+  it('#44 the store is required: no in-memory twins of it and no branch for its absence in apps/slack-bot/src', () => {
+    const source = resolve(import.meta.dirname, '..', 'apps', 'slack-bot', 'src');
+    const absent =
+      /class Memory|EventDeduper|memoryUsageStore|\b(store|sealed)\?[:.]|(Store(\['\w+'\])?|Coordination) \| undefined/;
+    const offenders: string[] = [];
+    const walk = (folder: string): void => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const path = join(folder, entry.name);
+        if (entry.isDirectory()) walk(path);
+        // main.ts opens the store: before that there is none to close.
+        else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && entry.name !== 'main.ts')
+          readFileSync(path, 'utf8')
+            .split('\n')
+            .forEach((line, index) => {
+              if (absent.test(line))
+                offenders.push(`${path.slice(source.length + 1)}:${index + 1}: ${line.trim()}`);
+            });
+      }
+    };
+    walk(source);
+    expect(offenders).toEqual([]);
+  });
 });

@@ -14,15 +14,15 @@ export interface StoreHealthPart {
  * What `/healthz` says. Without `details` it carries states and counts only, no free text. A store that
  * cannot be reached makes it `unavailable` (served with 503, so a load balancer moves traffic away).
  */
-export function healthReport(servers: ServerStatus[] | undefined, details: boolean, store?: StoreHealthPart) {
+export function healthReport(servers: ServerStatus[] | undefined, details: boolean, store: StoreHealthPart) {
   const list = servers ?? [];
   // A server being restarted is down until it is back.
   const down = list
     .filter((server) => server.state === 'failed' || server.state === 'restarting')
     .map((server) => server.name);
   return {
-    status: store && !store.reachable ? 'unavailable' : down.length > 0 ? 'degraded' : 'ok',
-    ...(store ? { store } : {}),
+    status: !store.reachable ? 'unavailable' : down.length > 0 ? 'degraded' : 'ok',
+    store,
     mcp: {
       enabled: servers !== undefined,
       ...(down.length > 0 ? { down } : {}),

@@ -84,11 +84,12 @@ describe('Slack app over HTTP (Events API)', () => {
     ).toHaveLength(1);
   });
 
-  it('/healthz reports the MCP servers and their status', async () => {
+  it('/healthz reports the store and the MCP servers with their status', async () => {
     const response = await request(`${base}/healthz`);
     expect(response.statusCode).toBe(200);
     expect(await response.body.json()).toEqual({
       status: 'ok',
+      store: { engine: 'pglite', reachable: true },
       mcp: {
         enabled: true,
         servers: [{ name: 'weather', transport: 'stdio', state: 'connected', toolCount: 1 }],

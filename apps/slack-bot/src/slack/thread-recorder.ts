@@ -1,8 +1,7 @@
 import type { ConversationSource, Logger, PersonRef } from '@ai-assistant/host-core';
-import type { ConversationMessage } from '@ai-assistant/store';
+import type { ConversationMessage, Store } from '@ai-assistant/store';
 import { type App, webApi } from '@slack/bolt';
 import { boltLogger } from './bolt-logger.js';
-import type { ConversationLog } from './conversation-log.js';
 import { conversationSource, type TurnPlace } from './conversation-source.js';
 import { unknownWorkspace } from './people.js';
 import {
@@ -42,7 +41,7 @@ export const timeOfTs = (ts: string) => new Date(Math.round(Number(ts) * 1000));
 const answerPrefix = 'answer:';
 
 /**
- * The threads the bot takes part in, kept in its conversation log (the store's, or memory): Slack's
+ * The threads the bot takes part in, kept in the store's conversation log: Slack's
  * thread keys (`<channel>:<thread ts>`) and message ts become the log's keys. People's messages are
  * recorded as their events arrive, the final answers as the model gives them; an answer's history is
  * read from the log. Slack is asked only for what the bot never saw — a thread's earlier messages when it
@@ -54,7 +53,7 @@ export class ThreadRecorder {
   private readonly readers = new Map<string, WebClient>();
 
   constructor(
-    private readonly log: ConversationLog,
+    private readonly log: Store['conversations'],
     private readonly options: {
       client: WebClient;
       bot: () => BotIdentity;
