@@ -50,3 +50,59 @@ describe('host-core layering', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('the store', () => {
+  it('#44 the store knows nothing of Slack: no Slack word in packages/store/src (the shipped table name aside)', () => {
+    const store = resolve(import.meta.dirname, '..', 'packages', 'store', 'src');
+    const offenders: string[] = [];
+    for (const file of readdirSync(store).filter((name) => name.endsWith('.ts'))) {
+      readFileSync(join(store, file), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          // Migrations that shipped created and later dropped this table; they are never edited.
+          if (/slack/i.test(line.replaceAll('slack_installations', '')))
+            offenders.push(`${file}:${index + 1}: ${line.trim()}`);
+        });
+    }
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('the Slack app', () => {
+  it('#44 Answering records the answer it got: no Proxy around the loop, no module-global AsyncLocalStorage for the turn', () => {
+    const slack = resolve(import.meta.dirname, '..', 'apps', 'slack-bot', 'src', 'slack');
+    const offenders: string[] = [];
+    for (const file of readdirSync(slack).filter((name) => name.endsWith('.ts'))) {
+      readFileSync(join(slack, file), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (/new Proxy\(|new AsyncLocalStorage\b|currentTurn\(/.test(line))
+            offenders.push(`${file}:${index + 1}: ${line.trim()}`);
+        });
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('#44 the store is required: no in-memory twins of it and no branch for its absence in apps/slack-bot/src', () => {
+    const source = resolve(import.meta.dirname, '..', 'apps', 'slack-bot', 'src');
+    const absent =
+      /class Memory|EventDeduper|memoryUsageStore|\b(store|sealed)\?[:.]|(Store(\['\w+'\])?|Coordination) \| undefined/;
+    const offenders: string[] = [];
+    const walk = (folder: string): void => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const path = join(folder, entry.name);
+        if (entry.isDirectory()) walk(path);
+        // main.ts opens the store: before that there is none to close.
+        else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && entry.name !== 'main.ts')
+          readFileSync(path, 'utf8')
+            .split('\n')
+            .forEach((line, index) => {
+              if (absent.test(line))
+                offenders.push(`${path.slice(source.length + 1)}:${index + 1}: ${line.trim()}`);
+            });
+      }
+    };
+    walk(source);
+    expect(offenders).toEqual([]);
+  });
+});

@@ -6,7 +6,9 @@ import {
   type ApprovalDecision,
   type ApprovalRequest,
   type ChatEvent,
+  type ChatLoopSettings,
   ChatService,
+  chatLoopFromEnvironment,
   credentialProblem,
   defaultToolChoice,
   type ElicitationRequest,
@@ -20,8 +22,6 @@ import {
   type People,
   Redactor,
   startPeople,
-  toolChoiceFromEnvironment,
-  wholeNumber,
 } from '@ai-assistant/host-core';
 import { createProviderFromEnv, defaultModels, ProviderConfigError } from '@ai-assistant/llm-providers';
 import { pino } from 'pino';
@@ -84,16 +84,10 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   const redactor = new Redactor(environmentSecrets(env));
   const logger = redactor.wrap(pino({ level: env.LOG_LEVEL || 'warn' }, logDestination(env, 2)));
 
-  // Numbers are checked as the Slack app checks them: a malformed one is named, and nothing starts.
-  let maxIterations: number | undefined;
-  let toolTimeoutMs: number | undefined;
-  let maxToolCallsPerRound: number | undefined;
-  let toolChoice: ReturnType<typeof toolChoiceFromEnvironment>;
+  // The loop's settings are read as the Slack app reads them: a malformed one is named, and nothing starts.
+  let loop: ChatLoopSettings;
   try {
-    maxIterations = wholeNumber(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined);
-    toolTimeoutMs = wholeNumber(env, 'TOOL_CALL_TIMEOUT_MS', undefined);
-    maxToolCallsPerRound = wholeNumber(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined);
-    toolChoice = toolChoiceFromEnvironment(env);
+    loop = chatLoopFromEnvironment(env);
   } catch (error) {
     note(`${(error as Error).message}\n`);
     return 1;
@@ -138,10 +132,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     const chat = new ChatService({
       provider,
       logger,
-      maxIterations,
-      toolTimeoutMs,
-      maxToolCallsPerRound,
-      toolChoice,
+      ...loop,
       audit: store.audit,
       ...(toolRanker ? { toolRanker } : {}),
     });
@@ -151,7 +142,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     const warming = warmToolVectors(
       toolRanker,
       await door.viewFor(localPerson),
-      toolChoice.offerAllUpTo ?? defaultToolChoice.offerAllUpTo,
+      loop.toolChoice.offerAllUpTo ?? defaultToolChoice.offerAllUpTo,
     );
     if (options.values.once !== undefined) await warming;
     const onEvent = (event: ChatEvent) => {

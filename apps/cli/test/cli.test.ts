@@ -352,6 +352,41 @@ describe('terminal chat with the real weather server', () => {
     expect(result.stderr).toMatch(/✓ weather › get_weather \d+ ms/);
   });
 
+  it('#44 a turn in the terminal near its deadline (ANSWER_TIMEOUT_MS) wraps up as in Slack: no new tools, tool choice "none"', async () => {
+    // Each model call takes 300 ms and asks for the weather again, with rounds enough for minutes; the
+    // answer has 6 s. Without a deadline the model gives up by itself after 40 calls (12 s and more).
+    const before = llm.requests.length;
+    llm.respondWith(async (request) => {
+      if (request.body.tool_choice === 'none')
+        return completion(request, {
+          text: 'ここまでの結果では東京は晴れです（全部は確かめられませんでした）',
+        });
+      if (llm.requests.length - before > 40)
+        return completion(request, { text: '時間の制限はありませんでした' });
+      await new Promise((done) => setTimeout(done, 300));
+      return completion(request, {
+        toolCall: { name: 'mcp__weather__get_weather', arguments: { location: '東京' } },
+      });
+    });
+    try {
+      const result = await run(['--once', '東京の天気は？'], {
+        ...env,
+        ANSWER_TIMEOUT_MS: '6000',
+        TOOL_LOOP_MAX_ITERATIONS: '1000',
+      });
+      expect(result.stdout).toContain('ここまでの結果では東京は晴れです');
+      expect(result.code).toBe(0);
+      const last = llm.requests.at(-1)?.body as {
+        tool_choice?: unknown;
+        messages: Array<{ content: unknown }>;
+      };
+      expect(last.tool_choice).toBe('none');
+      expect(JSON.stringify(last.messages.at(-1)?.content)).toContain('almost up');
+    } finally {
+      llm.respondWith(weatherModel);
+    }
+  });
+
   it('logs: JSON lines when piped, readable lines with LOG_FORMAT=pretty; a normal exit warns of nothing', async () => {
     const piped = await run([], { ...env, LOG_LEVEL: 'info' }, '/exit\n');
     expect(piped.stderr).toMatch(/^\{"level":30,"time":\d+,.*"msg":"MCP server weather: connected/m);

@@ -16,7 +16,7 @@ const recorded = 2000;
 
 /** A thread started by people, the bot mentioned in it, then `followUps` follow-ups: Slack calls each. */
 async function callsPerFollowUp(): Promise<{ history: number; all: number; refused: number }> {
-  const h = await startHarness({ store: true, mcpEnabled: false, slack: { historyLimits: {} } });
+  const h = await startHarness({ mcpEnabled: false, slack: { historyLimits: {} } });
   try {
     h.llm.respondWith((request: FakeRequest) => completion(request, { text: 'ok' }));
     const root = h.slack.say('C_BENCH', 'people talk first', { user: 'UOTHER01' });

@@ -82,7 +82,7 @@ it('replicas: answers per second with one and two, the claim and the thread turn
       const event = {
         id: `EvBench${index}`,
         thread: `T1:C1:${index % 50}.000100`,
-        messageTs: `${1000 + index}.000100`,
+        order: (1000 + index) * 1_000_000 + 100,
       };
       const started = performance.now();
       await store.coordination.claim(event);

@@ -16,7 +16,6 @@ import { Answering } from './slack/answering.js';
 import { SlackApprovals } from './slack/approvals.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { ConnectStarts } from './slack/connect-start.js';
-import { MemoryConversationLog } from './slack/conversation-log.js';
 import { SlackElicitations } from './slack/elicitation.js';
 import { StoreInstallations } from './slack/installations.js';
 import { ConnectMessages, oauthCallbackPage } from './slack/oauth-connect.js';
@@ -25,7 +24,7 @@ import { EventClaims, StoreHealth } from './slack/replicas.js';
 import { type SlackConnectionState, SlackStartError, slackStartFailure } from './slack/slack-connection.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
-import { recordingAnswers, ThreadRecorder } from './slack/thread-recorder.js';
+import { ThreadRecorder } from './slack/thread-recorder.js';
 import { WorkQueue } from './slack/work-queue.js';
 
 /** What the Slack app is built from. */
@@ -34,8 +33,11 @@ export interface SlackBotDependencies {
   chat: ChatService;
   /** The one door to MCP: each person's view, the workspace's servers, credentials and settings. */
   people: People;
-  /** Installations (OAuth) and coordination across replicas; absent: one workspace, one replica. */
-  store?: Store;
+  /**
+   * What must outlive the process or be shared by replicas: installations (OAuth), event claims and
+   * thread turns, conversations, approvals, Connect links (PGlite for one process, or PostgreSQL).
+   */
+  store: Store;
   logger: Logger;
   /** Called with every bot token read from an installation (the app's redactor pins it). */
   onToken?: (token: string) => void;
@@ -75,20 +77,18 @@ export function createSlackBot({
   const slackLogger = boltLogger(logger, config.apiUrl ?? 'https://slack.com/api/', undefined, (failures) => {
     unreachableTries = failures;
   });
-  if (config.oauth && !store) throw new Error('installing in several workspaces needs the store');
   // OAuth: each workspace's install gives its token, found per event by Bolt's `authorize`.
-  const installer =
-    config.oauth && store
-      ? new InstallProvider({
-          clientId: config.oauth.clientId,
-          clientSecret: config.oauth.clientSecret,
-          stateSecret: config.oauth.stateSecret,
-          installationStore: new StoreInstallations(store, logger, onToken),
-          directInstall: true,
-          clientOptions,
-          logger: slackLogger,
-        })
-      : undefined;
+  const installer = config.oauth
+    ? new InstallProvider({
+        clientId: config.oauth.clientId,
+        clientSecret: config.oauth.clientSecret,
+        stateSecret: config.oauth.stateSecret,
+        installationStore: new StoreInstallations(store, logger, onToken),
+        directInstall: true,
+        clientOptions,
+        logger: slackLogger,
+      })
+    : undefined;
   const receiver = config.appToken
     ? undefined
     : new HTTPReceiver({ signingSecret: config.signingSecret as string, logger: slackLogger });
@@ -99,16 +99,16 @@ export function createSlackBot({
     logger: slackLogger,
     logLevel: LogLevel.INFO,
   });
-  const storeHealth = new StoreHealth(store?.coordination, logger);
+  const storeHealth = new StoreHealth(store.coordination, logger);
   const installOptions = config.oauth
     ? {
         scopes: config.oauth.scopes,
         ...(config.oauth.redirectUri ? { redirectUri: config.oauth.redirectUri } : {}),
       }
     : undefined;
-  const connectMessages = new ConnectMessages(store?.sealed);
+  const connectMessages = new ConnectMessages(store.sealed);
   // Connect links lead to the bot's start page, which says whose account is being connected.
-  const connectStarts = new ConnectStarts(store?.sealed, config.publicUrl, now);
+  const connectStarts = new ConnectStarts(store.sealed, config.publicUrl, now);
   let slackConnection: SlackConnectionState = { state: 'starting', reason: 'not started' };
   const server = createHttpServer({
     health: async () =>
@@ -162,15 +162,15 @@ export function createSlackBot({
     refusing: () =>
       slackConnection.state !== 'ready'
         ? 'not connected to Slack yet (see /healthz)'
-        : store && !storeHealth.ok
+        : !storeHealth.ok
           ? 'store unreachable'
           : undefined,
   });
   const queue = new WorkQueue(config.maxConcurrent);
   let bot: BotIdentity = { userId: '' };
   const threads = new ThreadMemory();
-  // What was said in the bot's threads: in the store, else in this process's memory.
-  const conversations = new ThreadRecorder(store?.conversations ?? new MemoryConversationLog(), {
+  // What was said in the bot's threads, in the store.
+  const conversations = new ThreadRecorder(store.conversations, {
     client: app.client,
     bot: () => bot,
     logger,
@@ -194,18 +194,18 @@ export function createSlackBot({
     logger,
     config.approvalTimeoutMs,
     config.approvalsPerPerson,
-    store?.approvals,
+    store.approvals,
   );
   registerApprovalActions(app, approvals);
   const elicitations = new SlackElicitations(app.client, logger, config.approvalTimeoutMs);
   registerElicitationActions(app, elicitations);
-  const claims = new EventClaims(store?.coordination, storeHealth, logger);
+  const claims = new EventClaims(store.coordination, storeHealth, logger);
   registerCredentialActions(app, people, logger, connectMessages);
-  // 👍/👎 under streamed answers: kept in the store for the operator (without one, only logged).
+  // 👍/👎 under streamed answers: kept in the store for the operator.
   registerFeedback(
     app,
     async (press) => {
-      await store?.conversations.rate(press.workspace, press);
+      await store.conversations.rate(press.workspace, press);
     },
     logger,
     now,
@@ -213,17 +213,16 @@ export function createSlackBot({
   const answering = new Answering({
     threads,
     client: app.client,
-    chat: recordingAnswers(chat),
+    chat,
     bot: () => bot,
     logger,
     queue,
     historyLimit: config.historyLimit,
     streaming: config.streaming,
-    answerTimeoutMs: config.answerTimeoutMs,
     approvals,
     elicitations,
     claims,
-    aroundAnswer: (question, answer) => conversations.around(question, answer),
+    turns: conversations,
     tools: (question) => {
       const person = personOf(question);
       return people.viewFor(person, {
@@ -262,12 +261,12 @@ export function createSlackBot({
       conversations: (person, place) => conversations.sourceFor(person, place),
       starts: connectStarts,
       toolsFor: (view, words) => chat.toolsFor(view, words),
-      ...(store ? { audit: store.audit } : {}),
+      audit: store.audit,
     },
   });
-  if (store) registerUninstall(app, store, people, logger);
-  registerAppHome(app, { people, logger, starts: connectStarts, ...(store ? { store } : {}) });
-  registerWorkspaceAdmin(app, { people, logger, starts: connectStarts, ...(store ? { store } : {}) });
+  registerUninstall(app, store, people, logger);
+  registerAppHome(app, { people, logger, starts: connectStarts, store });
+  registerWorkspaceAdmin(app, { people, logger, starts: connectStarts, store });
   app.error(async (error) => {
     logger.error({ error }, 'unhandled error in a Slack listener');
   });
@@ -293,22 +292,21 @@ export function createSlackBot({
         const identity = await reaching('auth.test', 'SLACK_BOT_TOKEN', () => app.client.auth.test());
         bot = { userId: identity.user_id as string, ...(identity.bot_id ? { botId: identity.bot_id } : {}) };
       }
-      await store?.coordination.start();
+      await store.coordination.start();
       // Requests of replicas that stopped while asking can no longer be answered: their messages say so.
-      if (store)
-        void approvals.expireOrphans(
-          () => store.approvals.expireOrphans(),
-          async (workspace) =>
-            installer
-              ? (
-                  await installer.authorize({
-                    teamId: workspace,
-                    enterpriseId: undefined,
-                    isEnterpriseInstall: false,
-                  })
-                ).botToken
-              : undefined,
-        );
+      void approvals.expireOrphans(
+        () => store.approvals.expireOrphans(),
+        async (workspace) =>
+          installer
+            ? (
+                await installer.authorize({
+                  teamId: workspace,
+                  enterpriseId: undefined,
+                  isEnterpriseInstall: false,
+                })
+              ).botToken
+            : undefined,
+      );
       storeHealth.start();
       prune();
       pruning = setInterval(prune, 6 * 3_600_000);
@@ -325,7 +323,7 @@ export function createSlackBot({
           port: config.port,
           host,
           ...(installer ? { install: '/slack/install' } : { botUserId: bot.userId }),
-          ...(store ? { replica: store.coordination.replicaKey } : {}),
+          replica: store.coordination.replicaKey,
         },
         'Slack app started',
       );
@@ -342,7 +340,7 @@ export function createSlackBot({
       if (!(await drained))
         logger.warn({ pending: queue.size }, 'answers still running after the grace period and the abort');
       // Every thread's turn went with its answer; the replica's own lock goes now (the store closes after).
-      await store?.coordination.stop().catch(() => {});
+      await store.coordination.stop().catch(() => {});
     },
   };
 }

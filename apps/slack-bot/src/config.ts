@@ -1,4 +1,4 @@
-import { toolChoiceFromEnvironment, wholeNumber } from '@ai-assistant/host-core';
+import { type ChatLoopSettings, chatLoopFromEnvironment, wholeNumber } from '@ai-assistant/host-core';
 
 /** Slack's OAuth flow, to install the app in any number of workspaces. */
 export interface OAuthConfig {
@@ -52,23 +52,17 @@ export interface BotConfig {
   /** Days the bot keeps what was said in its threads (`CONVERSATION_RETENTION_DAYS`, default 30). */
   conversationRetentionDays: number;
   maxConcurrent: number;
-  /** Longest an answer may take once started (`ANSWER_TIMEOUT_MS`, default 120 000). */
-  answerTimeoutMs: number;
   /** How long an approval request waits for the asker (`APPROVAL_TIMEOUT_MS`, default 5 min). */
   approvalTimeoutMs: number;
   /** Approval requests one person may have waiting at once (`APPROVALS_PER_PERSON`, default 3). */
   approvalsPerPerson: number;
-  toolLoopMaxIterations?: number;
-  toolCallTimeoutMs?: number;
   /**
    * `PUBLIC_URL`: where people's browsers reach this bot's HTTP server (no trailing slash). MCP servers
    * with OAuth send people back to `<PUBLIC_URL>/oauth/callback`; unset, they cannot be connected.
    */
   publicUrl?: string;
-  /** Tool calls run per round (`MAX_TOOL_CALLS_PER_ROUND`, default 16). */
-  maxToolCallsPerRound?: number;
-  /** How many tools a request carries (`TOOLS_OFFERED_MAX`, `TOOLS_OFFER_ALL_UP_TO`). */
-  toolChoice: { offered?: number; offerAllUpTo?: number };
+  /** The chat loop's settings, read as the terminal reads them (rounds, the answer's deadline, …). */
+  chat: ChatLoopSettings;
   systemPrompt?: string;
 }
 
@@ -77,6 +71,7 @@ export class BotConfigError extends Error {
   override name = 'BotConfigError';
 }
 
+/** A yes/no variable (`true`, `1`, `yes`, `on`, any case); unset or blank gives `fallback`. */
 function flag(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value.trim() === '') return fallback;
   return /^(true|1|yes|on)$/i.test(value.trim());
@@ -91,9 +86,10 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number | undefine
   }
 }
 
-function toolChoice(env: NodeJS.ProcessEnv): BotConfig['toolChoice'] {
+/** The chat loop's settings; a malformed variable is a BotConfigError naming it. */
+function chatLoop(env: NodeJS.ProcessEnv): ChatLoopSettings {
   try {
-    return toolChoiceFromEnvironment(env);
+    return chatLoopFromEnvironment(env);
   } catch (error) {
     throw new BotConfigError((error as Error).message);
   }
@@ -159,13 +155,9 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     historyLimit: whole(env, 'SLACK_HISTORY_LIMIT', 20) as number,
     conversationRetentionDays: whole(env, 'CONVERSATION_RETENTION_DAYS', 30, 1) as number,
     maxConcurrent: whole(env, 'MAX_CONCURRENT_ANSWERS', 8) as number,
-    answerTimeoutMs: whole(env, 'ANSWER_TIMEOUT_MS', 120_000, 1) as number,
     approvalTimeoutMs: whole(env, 'APPROVAL_TIMEOUT_MS', 300_000, 1) as number,
     approvalsPerPerson: whole(env, 'APPROVALS_PER_PERSON', 3, 1) as number,
-    toolLoopMaxIterations: whole(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined),
-    toolCallTimeoutMs: whole(env, 'TOOL_CALL_TIMEOUT_MS', undefined),
-    maxToolCallsPerRound: whole(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined),
-    toolChoice: toolChoice(env),
+    chat: chatLoop(env),
     systemPrompt: env.SYSTEM_PROMPT?.trim() || undefined,
   };
 }

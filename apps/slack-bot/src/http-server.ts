@@ -20,7 +20,7 @@ export interface StoreHealthPart {
 export function healthReport(
   servers: ServerStatus[] | undefined,
   details: boolean,
-  store?: StoreHealthPart,
+  store: StoreHealthPart,
   slack?: SlackConnectionState,
 ) {
   const list = servers ?? [];
@@ -30,7 +30,7 @@ export function healthReport(
     .map((server) => server.name);
   return {
     status:
-      (store && !store.reachable) || slack?.state === 'failed'
+      !store.reachable || slack?.state === 'failed'
         ? 'unavailable'
         : slack?.state === 'starting'
           ? 'starting'
@@ -38,7 +38,7 @@ export function healthReport(
             ? 'degraded'
             : 'ok',
     ...(slack ? { slack } : {}),
-    ...(store ? { store } : {}),
+    store,
     mcp: {
       enabled: servers !== undefined,
       ...(down.length > 0 ? { down } : {}),

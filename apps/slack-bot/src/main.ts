@@ -72,7 +72,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       appSettings: () => ({
         model,
         ...chatSettings(),
-        answerTimeoutMs: config.answerTimeoutMs,
         approvalTimeoutMs: config.approvalTimeoutMs,
         streaming: config.streaming,
         threadHistoryLimit: config.historyLimit,
@@ -86,10 +85,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       provider,
       logger,
       systemPrompt: config.systemPrompt,
-      maxIterations: config.toolLoopMaxIterations,
-      toolTimeoutMs: config.toolCallTimeoutMs,
-      maxToolCallsPerRound: config.maxToolCallsPerRound,
-      toolChoice: config.toolChoice,
+      ...config.chat,
       // Where the provider has embeddings, tools are also chosen by meaning; their vectors live in the store.
       toolRanker: embeddingRanker(provider, { cache: store.toolVectors, logger }),
       ...hooks.chat,

@@ -1,6 +1,5 @@
 import {
   type ChatServiceOptions,
-  memoryUsageStore,
   type PeopleOptions,
   type StartPeopleOptions,
   UsageGate,
@@ -12,37 +11,30 @@ import type { Store } from '@ai-assistant/store';
 /**
  * What the operator gets from every turn and change: the audit trail (tool calls with approvals and
  * outcomes; connects, disconnects, admins' changes) in the store, and usage counted against the
- * budgets of the environment (`USAGE_LIMIT_*`, `RATE_LIMIT_QUESTIONS_PER_MINUTE`). Without a store,
- * usage is counted in memory and nothing is audited.
+ * budgets of the environment (`USAGE_LIMIT_*`, `RATE_LIMIT_QUESTIONS_PER_MINUTE`) and those the
+ * workspace's admins set.
  */
 export function operatorHooks(
-  store: Store | undefined,
+  store: Store,
   env: NodeJS.ProcessEnv,
   now?: () => Date,
 ): {
   chat: Pick<ChatServiceOptions, 'usage' | 'audit'>;
   people: Pick<PeopleOptions, 'audit' | 'usageLimits'>;
 } {
-  const audit = store
-    ? (entry: Parameters<Store['audit']['record']>[0]) => store.audit.record(entry)
-    : undefined;
+  const audit = (entry: Parameters<Store['audit']['record']>[0]) => store.audit.record(entry);
   const limits = usageLimitsFromEnv(env);
   const usage = new UsageGate({
-    store: store?.usage ?? memoryUsageStore(),
+    store: store.usage,
     limits,
     ...(now ? { now } : {}),
     // The budgets a workspace's admins set in App Home: lower than the environment's, never higher.
-    ...(store
-      ? {
-          workspaceLimits: async (workspace: string) =>
-            workspaceLimitsOf(await store.workspaces.limits(workspace)),
-        }
-      : {}),
+    workspaceLimits: async (workspace: string) => workspaceLimitsOf(await store.workspaces.limits(workspace)),
   });
   return {
-    chat: { usage, ...(audit ? { audit } : {}) },
+    chat: { usage, audit },
     // The environment's budgets are the ceiling of those admins set.
-    people: { ...(audit ? { audit } : {}), usageLimits: limits },
+    people: { audit, usageLimits: limits },
   };
 }
 

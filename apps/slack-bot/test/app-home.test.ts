@@ -32,7 +32,7 @@ const openHome = (running: Harness, user: string) =>
 
 describe('App Home', () => {
   it('a member sees the servers, their state and their own usage; an admin also their controls and the audit', async () => {
-    harness = await startHarness({ store: true });
+    harness = await startHarness();
     const running = harness;
     running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
     await running.store?.usage.add('T0001', 'UHUMAN01', new Date().toISOString().slice(0, 10), {
@@ -58,7 +58,6 @@ describe('App Home', () => {
 
   it('a server the config turns off offers no switch; an OAuth server without PUBLIC_URL offers no Connect, and says why', async () => {
     harness = await startHarness({
-      store: true,
       servers: {
         archive: { command: process.execPath, args: ['-e', ''], disabled: true },
         tickets: { url: 'https://tickets.example/mcp', oauth: true },
@@ -85,7 +84,7 @@ describe('App Home', () => {
   }, 30_000);
 
   it('a member’s forged Disable is refused (checked with users.info on the press); an admin’s works and is audited', async () => {
-    harness = await startHarness({ store: true });
+    harness = await startHarness();
     const running = harness;
     running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
     const enabled = async () =>
@@ -150,7 +149,7 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
 
   it('an admin tests and adds a remote server: offered in that workspace’s next turn and not in another; a member’s forged add is refused', async () => {
     remote = await startTokenServer({ requireToken: true });
-    harness = await startHarness({ store: true, mcpEnv: { WORKSPACE_SERVERS_ALLOW: '127.0.0.1' } });
+    harness = await startHarness({ mcpEnv: { WORKSPACE_SERVERS_ALLOW: '127.0.0.1' } });
     const running = harness;
     running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
     running.slack.setPerson('U_OTHER', { team: 'T0002' });
@@ -228,7 +227,7 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
     });
     const url = `${await listenOnLoopback(lying)}/mcp`;
     try {
-      harness = await startHarness({ store: true, mcpEnv: { WORKSPACE_SERVERS_ALLOW: '127.0.0.1' } });
+      harness = await startHarness({ mcpEnv: { WORKSPACE_SERVERS_ALLOW: '127.0.0.1' } });
       const running = harness;
       running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
       const none = { type: 'static_select', selected_option: { value: 'none' } };
@@ -248,7 +247,7 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
   }, 30_000);
 
   it('metadata, loopback and private addresses are refused on the address field unless the operator allows them', async () => {
-    harness = await startHarness({ store: true, mcpEnv: { WORKSPACE_SERVERS_ALLOW: '127.0.0.1' } });
+    harness = await startHarness({ mcpEnv: { WORKSPACE_SERVERS_ALLOW: '127.0.0.1' } });
     const running = harness;
     running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
     for (const url of [
@@ -268,7 +267,7 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
   }, 30_000);
 
   it('an admin asks for approval of every call of a server; a member cannot; budgets stop the second question', async () => {
-    harness = await startHarness({ store: true });
+    harness = await startHarness();
     const running = harness;
     running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
     const needsApproval = async () =>

@@ -38,7 +38,6 @@ describe('conversation history and summaries from the store (issue 31)', () => {
     docs = mkdtempSync(join(tmpdir(), 'conversation-docs-'));
     writeFileSync(join(docs, 'notes.md'), '# Notes\n\nNothing about conversations.\n');
     harness = await startHarness({
-      store: true,
       servers: { kb: { command: process.execPath, args: [knowledgeEntry, '--docs', docs] } },
     });
     harness.llm.respondWith(model);

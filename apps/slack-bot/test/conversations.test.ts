@@ -53,7 +53,7 @@ const answeredWithin15s = (h: Harness, channel: string, threadTs: string, count:
 
 describe('thread history under the distributed-app limits (1 read a minute, pages of 15, 429)', () => {
   it('a thread started by people: the mention and three follow-ups within a minute are each answered within 15 s, each request holding the thread so far; a second thread holds nothing of the first', async () => {
-    harness = await startHarness({ store: true, mcpEnabled: false, slack: { historyLimits: {} } });
+    harness = await startHarness({ mcpEnabled: false, slack: { historyLimits: {} } });
     const h = harness;
     numberedAnswers(h);
     const channel = 'C0PLAN';
@@ -93,7 +93,7 @@ describe('thread history under the distributed-app limits (1 read a minute, page
   }, 60_000);
 
   it('the first read refused with 429: the answer comes at once with what the bot has, and the log says so', async () => {
-    harness = await startHarness({ store: true, mcpEnabled: false, slack: { historyLimits: {} } });
+    harness = await startHarness({ mcpEnabled: false, slack: { historyLimits: {} } });
     const h = harness;
     numberedAnswers(h);
     // Another thread's first mention used the minute's one read.
@@ -112,7 +112,7 @@ describe('thread history under the distributed-app limits (1 read a minute, page
   }, 60_000);
 
   it('edits and deletions of recorded messages are applied; uninstalling deletes the workspace’s conversations', async () => {
-    harness = await startHarness({ store: true, mcpEnabled: false, slack: { historyLimits: {} } });
+    harness = await startHarness({ mcpEnabled: false, slack: { historyLimits: {} } });
     const h = harness;
     numberedAnswers(h);
     const channel = 'C0EDIT';

@@ -45,8 +45,8 @@ export interface Harness {
   bot: SlackBot;
   /** The app's one door to MCP (its catalog() is the operator's view of the servers). */
   people: People;
-  /** The store (PGlite in a temporary folder), when the harness was asked for one. */
-  store: Store | undefined;
+  /** The bot's store: PGlite in a temporary folder, one per harness. */
+  store: Store;
   logger: ReturnType<typeof recordingLogger>;
   port: number;
   close(): Promise<void>;
@@ -62,8 +62,6 @@ export async function startHarness(
     mcpEnv?: Record<string, string>;
     /** Options of the fake Slack (e.g. Slack's real page size for `conversations.replies`). */
     slack?: Parameters<typeof startFakeSlack>[0];
-    /** Open a real store (PGlite in a temporary folder) for credentials and workspace settings. */
-    store?: boolean;
     /** Serve OAuth sign-ins: PUBLIC_URL is the bot's own loopback address. */
     publicUrl?: boolean;
     /** The clock of MCP (token expiry), the loop and conversation retention. */
@@ -87,8 +85,8 @@ export async function startHarness(
     maxRetries: 0,
     ...(options.vision !== undefined ? { vision: options.vision } : {}),
   });
-  const dataDir = options.store ? embeddedStoreFolder('bot-store-') : undefined;
-  const store = dataDir ? await openStore({ dataDir, env: {}, logger }) : undefined;
+  const dataDir = embeddedStoreFolder('bot-store-');
+  const store = await openStore({ dataDir, env: {}, logger });
   const hooks = operatorHooks(store, options.env ?? {});
   const port = await freePort();
   const botConfig = readBotConfig({
@@ -106,7 +104,7 @@ export async function startHarness(
       MCP_SERVERS_CONFIG: config.path,
     },
     logger,
-    ...(store ? { store } : {}),
+    store,
     connectHint: connectCommand,
     ...hooks.people,
     ...oauthOptions(botConfig.publicUrl),
@@ -114,9 +112,9 @@ export async function startHarness(
   });
   const bot = createSlackBot({
     config: botConfig,
-    chat: new ChatService({ provider, logger, toolChoice: botConfig.toolChoice, ...hooks.chat }),
+    chat: new ChatService({ provider, logger, ...botConfig.chat, ...hooks.chat }),
     people,
-    ...(store ? { store } : {}),
+    store,
     logger,
     ...(options.now ? { now: options.now } : {}),
   });
@@ -134,8 +132,8 @@ export async function startHarness(
     async close() {
       await bot.stop(2000);
       await people.close();
-      await store?.close();
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
       await Promise.all([slack.close(), llm.close(), jma.close()]);
       config.remove();
     },

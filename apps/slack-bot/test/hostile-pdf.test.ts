@@ -79,7 +79,7 @@ describe('#43.11 a hostile PDF: the text extraction is capped and killable', () 
 describe('#43.11 budgets and the rate are checked before any attachment is read', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ store: true, env: { RATE_LIMIT_QUESTIONS_PER_MINUTE: '1' } });
+    harness = await startHarness({ env: { RATE_LIMIT_QUESTIONS_PER_MINUTE: '1' } });
     harness.llm.respondWith((request) => completion(request, { text: '受け取りました' }));
   }, 60_000);
   afterAll(() => harness?.close());

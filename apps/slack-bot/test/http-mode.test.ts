@@ -84,12 +84,13 @@ describe('Slack app over HTTP (Events API)', () => {
     ).toHaveLength(1);
   });
 
-  it('/healthz reports the MCP servers and their status, and (#48) the Slack connection as ready', async () => {
+  it('/healthz reports the store, the MCP servers with their status, and (#48) the Slack connection as ready', async () => {
     const response = await request(`${base}/healthz`);
     expect(response.statusCode).toBe(200);
     expect(await response.body.json()).toEqual({
       status: 'ok',
       slack: { state: 'ready' },
+      store: { engine: 'pglite', reachable: true },
       mcp: {
         enabled: true,
         servers: [{ name: 'weather', transport: 'stdio', state: 'connected', toolCount: 1 }],

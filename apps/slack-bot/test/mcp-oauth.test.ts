@@ -38,7 +38,6 @@ describe('remote MCP servers with OAuth, per person, from Slack (oidc-provider a
     server = await startProtectedServer(as.issuer);
     as.resources.push(server.url);
     harness = await startHarness({
-      store: true,
       publicUrl: true,
       now: () => new Date(now),
       servers: { tracker: { type: 'http', url: server.url, oauth: true } },

@@ -26,7 +26,6 @@ describe('a server that asks for more access, in Slack', () => {
   beforeAll(async () => {
     tickets = await startTokenServer();
     harness = await startHarness({
-      store: true,
       servers: { tickets: { url: tickets.url, headers_template: { Authorization: 'Bearer ${token}' } } },
     });
     harness.llm.respondWith(ticketsModel);

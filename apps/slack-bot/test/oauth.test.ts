@@ -60,7 +60,6 @@ describe('installed in several workspaces with Slack OAuth (HTTP mode)', () => {
   let base: string;
   beforeAll(async () => {
     harness = await startHarness({
-      store: true,
       env: { SLACK_APP_TOKEN: '', SLACK_BOT_TOKEN: '', SLACK_SIGNING_SECRET: signingSecret, ...oauthEnv },
     });
     base = `http://127.0.0.1:${harness.port}`;
@@ -188,7 +187,7 @@ describe('installed in several workspaces with Slack OAuth (HTTP mode)', () => {
 
 describe('OAuth in Socket Mode', () => {
   it('serves /slack/install on the bot’s own HTTP server', async () => {
-    const harness = await startHarness({ store: true, env: { SLACK_BOT_TOKEN: '', ...oauthEnv } });
+    const harness = await startHarness({ env: { SLACK_BOT_TOKEN: '', ...oauthEnv } });
     try {
       const response = await fetch(`http://127.0.0.1:${harness.port}/slack/install`, { redirect: 'manual' });
       expect(response.status).toBe(302);

@@ -32,7 +32,6 @@ describe('one door: a server the workspace disabled is reached by no path (issue
     docs = mkdtempSync(join(tmpdir(), 'one-door-docs-'));
     writeFileSync(join(docs, 'deploy.md'), `# Deploy process\n\n## Rollback\n${passage}\n`);
     harness = await startHarness({
-      store: true,
       servers: {
         kb: {
           command: process.execPath,

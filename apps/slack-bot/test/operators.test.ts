@@ -18,7 +18,6 @@ describe('for the people who run it: the audit trail and budgets', () => {
   it('an approved tool call leaves one audit row with the approver; admins read it with /assistant audit; no secret in any table', async () => {
     api = await startPetApi();
     harness = await startHarness({
-      store: true,
       servers: { pets: { type: 'openapi', openapi_spec: petSpec, openapi_base_url: api.url } },
     });
     const running = harness;
@@ -75,7 +74,7 @@ describe('for the people who run it: the audit trail and budgets', () => {
   }, 40_000);
 
   it('a budget stops the second question with its message, and the model is not called', async () => {
-    harness = await startHarness({ store: true, env: { USAGE_LIMIT_TOKENS_PER_PERSON_DAY: '10' } });
+    harness = await startHarness({ env: { USAGE_LIMIT_TOKENS_PER_PERSON_DAY: '10' } });
     const running = harness;
     const first = await mentionBot(running, 'C901', '東京の天気は？');
     await answered(running, 'C901', first.ts);
@@ -87,7 +86,7 @@ describe('for the people who run it: the audit trail and budgets', () => {
   }, 40_000);
 
   it('#43.13 the operator’s budget is a ceiling: an admin may lower it, never lift it, and the modal says so', async () => {
-    harness = await startHarness({ store: true, env: { USAGE_LIMIT_TOKENS_PER_PERSON_DAY: '10' } });
+    harness = await startHarness({ env: { USAGE_LIMIT_TOKENS_PER_PERSON_DAY: '10' } });
     const running = harness;
     running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
     await running.slack.pressInView({ actionId: adminActions.budgets, value: 'budgets', user: 'U_ADMIN' });

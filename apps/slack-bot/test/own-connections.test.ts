@@ -12,7 +12,6 @@ describe('a person’s own connection that fails when it opens, in Slack', () =>
   beforeAll(async () => {
     tickets = await startTokenServer({ requireToken: true });
     harness = await startHarness({
-      store: true,
       servers: {
         tickets: {
           url: tickets.url,

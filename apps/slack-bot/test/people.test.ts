@@ -35,7 +35,6 @@ describe('people and their credentials, in Slack', () => {
   beforeAll(async () => {
     tickets = await startTokenServer();
     harness = await startHarness({
-      store: true,
       servers: {
         tickets: {
           url: tickets.url,

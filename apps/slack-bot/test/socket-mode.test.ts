@@ -182,7 +182,7 @@ describe('streaming answers (SLACK_STREAMING)', () => {
   }, 30_000);
 
   it('a DM is answered with streaming: each tool call a task (running, then done), feedback buttons last; a press is recorded (issue 30)', async () => {
-    const harness = await startHarness({ env: { SLACK_STREAMING: 'true' }, store: true });
+    const harness = await startHarness({ env: { SLACK_STREAMING: 'true' } });
     try {
       const ts = await sayInChannel(harness, 'D0STREAM', '東京の天気を教えて', { channelType: 'im' });
       await waitFor(() => harness.slack.callsOf('chat.stopStream').length > 0);

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { defaultAnswerTimeoutMs } from './chat/answer-deadline.js';
+import type { ChatServiceOptions } from './chat/chat-types.js';
 import { HostError } from './errors.js';
 
 /** A variable is malformed; the message names it, never its value. */
@@ -32,10 +34,10 @@ export function wholeNumber(
 }
 
 /**
- * How many tools a request carries (`TOOLS_OFFERED_MAX`, `TOOLS_OFFER_ALL_UP_TO`): both apps read it here.
- * Unset variables keep the chat loop's defaults (20 chosen; catalogs of up to 24 offered whole).
+ * How many tools a request carries (`TOOLS_OFFERED_MAX`, `TOOLS_OFFER_ALL_UP_TO`). Unset variables keep
+ * the chat loop's defaults (20 chosen; catalogs of up to 24 offered whole).
  */
-export function toolChoiceFromEnvironment(env: NodeJS.ProcessEnv): {
+function toolChoiceFromEnvironment(env: NodeJS.ProcessEnv): {
   offered?: number;
   offerAllUpTo?: number;
 } {
@@ -50,5 +52,33 @@ export function toolChoiceFromEnvironment(env: NodeJS.ProcessEnv): {
   return {
     ...(offered !== undefined ? { offered } : {}),
     ...(offerAllUpTo !== undefined ? { offerAllUpTo } : {}),
+  };
+}
+
+/** The chat loop's settings as both apps read them from the environment; spread into `ChatService`. */
+export interface ChatLoopSettings
+  extends Pick<ChatServiceOptions, 'maxIterations' | 'toolTimeoutMs' | 'maxToolCallsPerRound'> {
+  /** `ANSWER_TIMEOUT_MS` (default 120 000). */
+  answerTimeoutMs: number;
+  /** `TOOLS_OFFERED_MAX`, `TOOLS_OFFER_ALL_UP_TO`. */
+  toolChoice: { offered?: number; offerAllUpTo?: number };
+}
+
+/**
+ * The chat loop's settings from the environment, the same in both apps: `TOOL_LOOP_MAX_ITERATIONS`,
+ * `TOOL_CALL_TIMEOUT_MS`, `MAX_TOOL_CALLS_PER_ROUND`, `ANSWER_TIMEOUT_MS`, `TOOLS_OFFERED_MAX` and
+ * `TOOLS_OFFER_ALL_UP_TO`. Unset ones keep the loop's defaults; a malformed one is an
+ * {@link EnvironmentError} naming it.
+ */
+export function chatLoopFromEnvironment(env: NodeJS.ProcessEnv): ChatLoopSettings {
+  const maxIterations = wholeNumber(env, 'TOOL_LOOP_MAX_ITERATIONS', undefined);
+  const toolTimeoutMs = wholeNumber(env, 'TOOL_CALL_TIMEOUT_MS', undefined);
+  const maxToolCallsPerRound = wholeNumber(env, 'MAX_TOOL_CALLS_PER_ROUND', undefined);
+  return {
+    ...(maxIterations !== undefined ? { maxIterations } : {}),
+    ...(toolTimeoutMs !== undefined ? { toolTimeoutMs } : {}),
+    ...(maxToolCallsPerRound !== undefined ? { maxToolCallsPerRound } : {}),
+    answerTimeoutMs: wholeNumber(env, 'ANSWER_TIMEOUT_MS', defaultAnswerTimeoutMs) as number,
+    toolChoice: toolChoiceFromEnvironment(env),
   };
 }

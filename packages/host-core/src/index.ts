@@ -51,7 +51,13 @@ export {
   type TransportKind,
 } from './config/mcp-config.js';
 export { credentialProblem, minimumCredentialLength } from './credential-check.js';
-export { EnvironmentError, loadDotEnv, toolChoiceFromEnvironment, wholeNumber } from './environment.js';
+export {
+  type ChatLoopSettings,
+  chatLoopFromEnvironment,
+  EnvironmentError,
+  loadDotEnv,
+  wholeNumber,
+} from './environment.js';
 export {
   CancelledError,
   HostError,

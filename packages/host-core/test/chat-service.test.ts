@@ -270,4 +270,13 @@ describe('chat loop', () => {
     // The server was told to stop and still serves the next call.
     expect((await tools.callTool('mcp__echo__echo', { message: 'after' })).text).toBe('echo: after');
   });
+
+  it('#44 the answer’s deadline is the loop’s own: a model that never answers is stopped at answerTimeoutMs, saying so', async () => {
+    const provider = new ScriptedProvider([() => new Promise<never>(() => {})]);
+    const chat = new ChatService({ provider, answerTimeoutMs: 200 });
+    expect(chat.settings()).toMatchObject({ answerTimeoutMs: 200 });
+    const answer = chat.respond({ history: [], userMessage: '東京の天気は？' });
+    await expect(answer).rejects.toBeInstanceOf(CancelledError);
+    await expect(answer).rejects.toThrow('The answer was not finished within its 0.2 s and was stopped');
+  });
 });

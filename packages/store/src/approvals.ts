@@ -79,7 +79,7 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 /**
  * Requests waiting for one person's decision (an approval), shared by replicas: any replica may record
- * the decision (the person's button press reaches whichever one Slack picks), and the replica that
+ * the decision (the person's button press reaches whichever one the chat platform picks), and the replica that
  * asked learns it — at once when the decision is recorded in its own process, else by polling the row.
  * The first decision recorded wins; later ones are refused.
  */

@@ -1,6 +1,6 @@
 /** One message of a conversation: a person's message, or the final answer to one. */
 export interface ConversationMessage {
-  /** The app's id of the message, unique in its thread (the Slack app: the message's ts). */
+  /** The app's id of the message, unique in its thread (the chat app's own, a message's timestamp say). */
   id: string;
   role: 'user' | 'assistant';
   /** Who wrote a user message; whom an answer was for. */
@@ -39,7 +39,7 @@ export interface ConversationTally {
 /** A person's 👍 or 👎 on one final answer. */
 export interface AnswerFeedback {
   thread: string;
-  /** The answer's own id (the Slack app: the answer message's ts). */
+  /** The answer's own id (the chat app's id of the answer message). */
   answer: string;
   person: string;
   value: 'positive' | 'negative';
@@ -48,7 +48,7 @@ export interface AnswerFeedback {
   at: Date;
 }
 
-/** The longest text kept of one message (Slack's own limit for a message is 40 000). */
+/** The longest text kept of one message (the chat app's own limit for one message). */
 export const maxMessageText = 40_000;
 /** The most messages one read returns. */
 export const maxThreadRead = 500;

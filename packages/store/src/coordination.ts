@@ -4,15 +4,18 @@ import type { Engine } from './engines.js';
 import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
 
-/** An event to claim: its id (the same on every retry, as Slack's `event_id`) and its place in a thread. */
+/** An event to claim: its id (the same on every retry of the event) and its place in a thread. */
 export interface EventClaim {
   id: string;
   /** The workspace the event came from: its claim is deleted with the workspace. */
   workspace?: string;
   /** The app's key for the thread the event belongs to; absent for an event that answers in no thread. */
   thread?: string;
-  /** The message's Slack ts: a thread's messages are answered in this order. */
-  messageTs?: string;
+  /**
+   * The event's place in its thread, computed by the app (smaller first): a thread's events are answered
+   * in this order. Opaque to the store; one that is not a finite number orders nothing.
+   */
+  order?: number;
 }
 
 /** A thread's turn: held while its answer runs, then given back (marks the claim finished). */
@@ -37,12 +40,12 @@ export const replicaAlive = (replicaKey: RawBuilder<unknown>) => sql<boolean>`ex
     and l.classid::bigint = ${replicaLocks} and l.objid::bigint = ${replicaKey}
 )`;
 
-/** Claims older than this are deleted (Slack retries an event for about 5 minutes). */
+/** Claims older than this are deleted (an hour: longer than a chat platform retries an event). */
 export const claimRetentionMs = 60 * 60 * 1000;
 
-/** A Slack ts (`1700000000.000100`) as given, else null. */
-function slackTs(ts: string | undefined): string | null {
-  return ts && /^\d{1,12}(\.\d{1,9})?$/.test(ts) ? ts : null;
+/** The order as stored: a finite number, else null. */
+function orderOf(event: EventClaim): number | null {
+  return event.order !== undefined && Number.isFinite(event.order) ? event.order : null;
 }
 
 interface HeldConnection {
@@ -52,7 +55,7 @@ interface HeldConnection {
 
 /**
  * What lets several replicas serve one workspace: an event is answered by the one replica whose claim
- * (an insert on its unique id) succeeds, and one thread's messages run one at a time in Slack's order,
+ * (an insert on its unique id) succeeds, and one thread's messages run one at a time in the app's order,
  * whichever replica took them.
  *
  * On PostgreSQL a thread's turn is a session advisory lock on a connection held while the answer runs;
@@ -111,8 +114,8 @@ export class Coordination {
 
   /**
    * True when this replica is the first to claim the event; false for a duplicate (a retry, another
-   * replica). A `messageTs` that is not a Slack ts is not stored (the claim then orders nothing), so a
-   * malformed payload never fails the insert and is never taken for the store being down.
+   * replica). An `order` that is not a finite number is not stored (the claim then orders nothing), so
+   * it never fails the insert and is never taken for the store being down.
    */
   async claim(event: EventClaim): Promise<boolean> {
     const row = await this.db
@@ -121,7 +124,7 @@ export class Coordination {
         event_id: event.id,
         workspace_id: event.workspace ?? null,
         thread_key: event.thread ?? null,
-        message_ts: slackTs(event.messageTs),
+        thread_order: orderOf(event),
         replica_key: this.replicaKey,
       })
       .onConflict((conflict) => conflict.column('event_id').doNothing())
@@ -166,7 +169,7 @@ export class Coordination {
         select c.event_id, ${replicaAlive(sql`c.replica_key`)} as alive
         from event_claims c
         where c.thread_key = ${event.thread} and c.finished_at is null and c.event_id <> ${event.id}
-          and c.message_ts < ${slackTs(event.messageTs)}::numeric`.execute(held.db);
+          and c.thread_order < ${orderOf(event)}::numeric`.execute(held.db);
       if (ahead.rows.some((row) => row.alive)) {
         await this.unlock(held, event.thread);
         return undefined;

@@ -115,7 +115,7 @@ export const earlyMigrations: Record<string, Migration> = {
         .on('sealed_records')
         .column('organisation_id')
         .execute();
-      // Slack installations become the Slack app's sealed records of kind `installation`, their ids
+      // The app's installations become its sealed records of kind `installation`, their ids
       // (`T:<team>`, `E:<enterprise>`) kept: the encryption context `installation:<id>` still opens them.
       await sql`
         insert into sealed_records (kind, id, workspace_id, organisation_id, secret, key_id, created_at, updated_at)

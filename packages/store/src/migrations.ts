@@ -11,7 +11,7 @@ const migrations: Record<string, Migration> = {
   '0005_conversations': {
     async up(db: Kysely<unknown>) {
       // The threads an app takes part in, and what was said there: people's messages and final answers,
-      // never tool steps. Keys are the app's own (the Slack app: `<channel>:<thread ts>`, message ts).
+      // never tool steps. Keys are the app's own (its thread's key, its message's id).
       await db.schema
         .createTable('conversation_threads')
         .addColumn('workspace_id', 'text', (column) => column.notNull())
@@ -59,12 +59,12 @@ const migrations: Record<string, Migration> = {
   },
   '0006_answer_feedback': {
     async up(db: Kysely<unknown>) {
-      // A person's 👍/👎 on a final answer (Slack's feedback buttons), for the operator.
+      // A person's 👍/👎 on a final answer (the app's feedback buttons), for the operator.
       await db.schema
         .createTable('answer_feedback')
         .addColumn('workspace_id', 'text', (column) => column.notNull())
         .addColumn('thread_key', 'text', (column) => column.notNull())
-        // The answer's own id (the Slack app: the answer message's ts).
+        // The answer's own id (the app's id of the answer message).
         .addColumn('answer_id', 'text', (column) => column.notNull())
         .addColumn('person_id', 'text', (column) => column.notNull())
         .addColumn('value', 'text', (column) => column.notNull())
@@ -179,6 +179,15 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>) {
       // An answer's tools (JSON names): the thread's next question keeps them offered.
       await db.schema.alterTable('conversation_messages').addColumn('tools', 'text').execute();
+    },
+  },
+  '0013_event_claims_order': {
+    async up(db: Kysely<unknown>) {
+      // A claim's place in its thread is the app's own number (millionths of a second where it was
+      // seconds): claims already stored are scaled, so an unfinished one still sorts before later ones.
+      await db.schema.alterTable('event_claims').renameColumn('message_ts', 'thread_order').execute();
+      await sql`update event_claims set thread_order = thread_order * 1000000
+        where thread_order is not null`.execute(db);
     },
   },
 };

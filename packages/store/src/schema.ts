@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
-/** A Slack workspace (team), or the terminal's local one. */
+/** A workspace of the chat app (its team), or the terminal's local one. */
 export interface WorkspacesTable {
   id: string;
   /** The Enterprise Grid organisation it belongs to, when known. */
@@ -38,7 +38,7 @@ export interface UserCredentialsTable {
 }
 
 /**
- * An app's encrypted record of some kind (a Slack installation, say): the store knows only whose it is,
+ * An app's encrypted record of some kind (an app's installation, say): the store knows only whose it is,
  * for deleting a workspace or an organisation, never what it holds.
  */
 export interface SealedRecordsTable {
@@ -62,8 +62,8 @@ export interface EventClaimsTable {
   thread_key: string | null;
   /** The workspace the event came from, for deleting a workspace's claims with it. */
   workspace_id: string | null;
-  /** The message's Slack ts, which orders a thread. */
-  message_ts: string | null;
+  /** The event's place in its thread, as the app computes it (numeric: read back as text). */
+  thread_order: ColumnType<string | null, number | null, number | null>;
   /** The claiming replica; it holds an advisory lock on this key while it lives. */
   replica_key: number;
   claimed_at: Timestamp;
@@ -90,7 +90,6 @@ export interface PendingApprovalsTable {
   decided_at: Timestamp | null;
 }
 
-/** The database as Kysely sees it. */
 /** One audited action: a tool call, a connect or disconnect, an admin's change. */
 export interface AuditEventsTable {
   id: Generated<string>;
@@ -180,6 +179,7 @@ export interface ToolVectorsTable {
   created_at: Timestamp;
 }
 
+/** The database as Kysely sees it. */
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_servers: WorkspaceServersTable;

@@ -12,7 +12,7 @@ export interface SealedOwner {
 const contextOf = (kind: string, id: string) => `${kind}:${id}`;
 
 /**
- * Records an app keeps encrypted (a Slack installation and its tokens, say), by kind and id. The store
+ * Records an app keeps encrypted (an installation and its tokens, say), by kind and id. The store
  * knows whose each one is, never what it holds or how the app names it.
  */
 export class SealedRecords {

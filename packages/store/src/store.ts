@@ -38,7 +38,7 @@ export class Store {
   readonly credentials: Credentials;
   /** Workspaces, their organisation, and the servers their admins enabled. */
   readonly workspaces: WorkspaceSettings;
-  /** Apps' encrypted records by kind and id (the Slack app's installations). */
+  /** Apps' encrypted records by kind and id (the chat app's installations). */
   readonly sealed: SealedRecords;
   /** Event claims and thread turns across replicas. */
   readonly coordination: Coordination;

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
+import { connectDatabase } from '../src/engines.js';
 import type { Store } from '../src/index.js';
+import { migrate } from '../src/migrations.js';
 import { storeDatabase } from '../src/testing.js';
 import { onBothEngines } from './engines.js';
 
@@ -56,16 +58,40 @@ onBothEngines('replicas', ({ engine, fresh, open }) => {
     });
   });
 
-  it('a malformed message ts is claimed without it, and the thread’s turn still comes', async () => {
+  it('#44 an order that is not a finite number is claimed without it, and the thread’s turn still comes', async () => {
     const store = await open(fresh());
-    const event = { id: 'Ev_BAD_TS', thread: 'T1:C1:x', messageTs: "1'; drop table event_claims; --" };
+    const event = { id: 'Ev_NO_ORDER', thread: 'T1:C1:x', order: Number.NaN };
     expect(await store.coordination.claim(event)).toBe(true);
     const turn = await store.coordination.tryTurn(event);
     expect(turn).toBeDefined();
     await turn?.release();
     const row = await storeDatabase(store).selectFrom('event_claims').selectAll().executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ event_id: 'Ev_BAD_TS', message_ts: null });
+    expect(row).toMatchObject({ event_id: 'Ev_NO_ORDER', thread_order: null });
     expect(row.finished_at).not.toBeNull();
+  });
+
+  it('#44 claims stored with the order of the previous release are read in the app’s order', async () => {
+    const options = fresh();
+    // A database as the previous release left it: an unfinished claim ordered by seconds (100.000100).
+    const { db, release } = await connectDatabase({
+      dataDir: options.dataDir as string,
+      ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    });
+    try {
+      await migrate(db as never, { to: '0012_conversation_tools' });
+      await sql`insert into event_claims (event_id, thread_key, message_ts, replica_key)
+        values ('Ev_OLD', 'T1:C1:t', 100.000100, 1)`.execute(db);
+    } finally {
+      await db.destroy();
+      release();
+    }
+    const store = await open(options);
+    const row = await storeDatabase(store)
+      .selectFrom('event_claims')
+      .select(['event_id', 'thread_order'])
+      .executeTakeFirstOrThrow();
+    // The app now gives millionths of a second: the old claim still sorts before a later message's.
+    expect(Number(row.thread_order)).toBe(100_000_100);
   });
 
   it('claims older than the retention are deleted by the app itself, newer ones kept', async () => {
@@ -138,10 +164,11 @@ onBothEngines('replicas', ({ engine, fresh, open }) => {
     });
 
     const thread = 'T1:C1:100.000100';
-    const first = { id: 'Ev_1', thread, messageTs: '100.000100' };
-    const second = { id: 'Ev_2', thread, messageTs: '100.000200' };
+    // The app's own order, opaque to the store: 9 before 10 (as numbers, not as text).
+    const first = { id: 'Ev_1', thread, order: 9 };
+    const second = { id: 'Ev_2', thread, order: 10 };
 
-    it('one thread runs one answer at a time, in Slack order, across replicas', async () => {
+    it('#44 one thread runs one answer at a time, in the app’s order, across replicas', async () => {
       const options = fresh();
       const [a, b] = [await open(options), await open(options)] as [Store, Store];
       await a.coordination.start();
@@ -154,7 +181,7 @@ onBothEngines('replicas', ({ engine, fresh, open }) => {
       expect(turn?.abandoned).toEqual([]);
       expect(await b.coordination.tryTurn(second)).toBeUndefined();
       // Another thread is not held up.
-      const other = { id: 'Ev_3', thread: 'T1:C1:200.000100', messageTs: '200.000100' };
+      const other = { id: 'Ev_3', thread: 'T1:C1:200.000100', order: 1 };
       await b.coordination.claim(other);
       const otherTurn = await b.coordination.tryTurn(other);
       expect(otherTurn).toBeDefined();

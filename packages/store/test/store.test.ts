@@ -113,7 +113,7 @@ onBothEngines('store', ({ engine, fresh, open }) => {
       id: 'Ev1',
       workspace: 'T_GONE',
       thread: 'key-of-T_GONE',
-      messageTs: '1.000100',
+      order: 1_000_100,
     });
     await store.credentials.put('T_KEPT', 'U_ALICE', 'github', 'kept');
     await store.sealed.put('installation', 'two', { workspace: 'T_KEPT' }, 'sealed-of-T_KEPT');
@@ -121,7 +121,7 @@ onBothEngines('store', ({ engine, fresh, open }) => {
       id: 'Ev2',
       workspace: 'T_KEPT',
       thread: 'key-of-T_KEPT',
-      messageTs: '1.000100',
+      order: 1_000_100,
     });
     await store.workspaces.delete('T_GONE');
     expect(await rowsMentioning(store, 'T_GONE')).toEqual([]);

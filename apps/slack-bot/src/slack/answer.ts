@@ -12,7 +12,7 @@ export { failureText, interruptedText, progressStatus, toolStatus, tooSlowText }
 import { markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
 import { assistantProgress, type Progress, placeholderProgress } from './progress.js';
-import { type BotIdentity, fetchRecent, type SlackMessage, threadToHistory } from './thread-history.js';
+import { type BotIdentity, type RecordedTurn, type SlackMessage, threadToHistory } from './thread-history.js';
 
 type WebClient = App['client'];
 
@@ -54,11 +54,11 @@ export interface AnswerDependencies {
   logger: Logger;
   historyLimit: number;
   streaming: boolean;
-  /** Aborts the answer: its deadline, or the app shutting down. */
+  /** The question's turn in its recorded thread: the history comes from it, the answer goes to it. */
+  turn: RecordedTurn;
+  /** Aborts the answer: the app shutting down (the chat service keeps the answer's deadline). */
   signal?: AbortSignal;
-  /** Fires when the answer's time is nearly up: no more tools, the answer from what is known. */
-  wrapUp?: AbortSignal;
-  /** Whether an abort means the app is shutting down (else: the deadline passed). */
+  /** Whether a cancelled answer was stopped by the app shutting down (else: its deadline passed). */
   shuttingDown?: () => boolean;
   /** Asks the asker to approve a tool call (absent: such calls are refused). */
   approve?: RespondInput['approve'];
@@ -66,8 +66,10 @@ export interface AnswerDependencies {
   elicit?: RespondInput['elicit'];
   /** The asker's tools for this turn (their workspace's servers, their own credentials). */
   tools?: (question: Question) => Promise<ToolHost | undefined>;
-  /** A tool needed the asker's own credential for `server`: offer them a way to connect it. */
-  /** The asker must connect `server` (`refused`: again, their credential was refused). */
+  /**
+   * A tool needed the asker's own credential for `server`: offer them a way to connect it (`refused`:
+   * again, their credential was refused; `scope`: the scope a step-up asks for).
+   */
   onCredentialNeeded?: (question: Question, server: string, refused: boolean, scope?: string) => void;
 }
 
@@ -98,13 +100,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
   const stream = dependencies.streaming ? new AnswerStream(client, question, logger) : undefined;
   const started = Date.now();
   try {
-    const thread = await fetchRecent(
-      client,
-      question.channel,
-      question.threadTs,
-      question.messageTs,
-      dependencies.historyLimit,
-    );
+    const thread = await dependencies.turn.history(dependencies.historyLimit);
     const history = threadToHistory(
       thread,
       dependencies.bot,
@@ -145,7 +141,6 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       ...(question.autoContextQuery !== undefined ? { autoContextQuery: question.autoContextQuery } : {}),
       streamText: dependencies.streaming,
       ...(dependencies.signal ? { signal: dependencies.signal } : {}),
-      ...(dependencies.wrapUp ? { wrapUp: dependencies.wrapUp } : {}),
       ...(dependencies.approve ? { approve: dependencies.approve } : {}),
       ...(dependencies.elicit ? { elicit: dependencies.elicit } : {}),
       onEvent: (event) => {
@@ -192,6 +187,8 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
         }
       },
     });
+    // The answer it got goes to the thread's record (never its tool steps).
+    await dependencies.turn.answered(result.text, result.usedTools);
     await Promise.all([progress.settled(), files.settled()]);
     logger.info(
       {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalRequest, Logger } from '@ai-assistant/host-core';
-import type { PendingApproval, RecordedDecision } from '@ai-assistant/store';
+import type { PendingApproval, RecordedDecision, Store } from '@ai-assistant/store';
 import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
 import { argumentDisplay } from './approval-arguments.js';
-import { type ApprovalLedger, MemoryApprovals } from './approval-ledger.js';
 import {
   approvalActions,
   decisionLine,
@@ -69,24 +68,19 @@ const unrecorded: ApprovalDecision = {
 /**
  * Approval requests in Slack threads: a message written by the host (tool, server, arguments) with
  * ✅ Approve, ✏️ Deny with reason and ⛔ Deny, which only the asker may press; answered, expired or
- * abandoned, the message says so and loses its buttons. With a store the requests live there: a press
+ * abandoned, the message says so and loses its buttons. The requests live in the store: a press
  * reaching any replica is recorded, and the replica that asked runs the tool and updates the message.
- * Without one they live in this process.
  */
 export class SlackApprovals {
-  private readonly ledger: ApprovalLedger;
-
   constructor(
     private readonly client: WebClient,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
     /** Requests one person may have waiting at once; past it, a new one is refused unasked. */
-    private readonly perPerson = 3,
-    /** The store's approvals (`store.approvals`); absent, this process's memory. */
-    ledger?: ApprovalLedger,
-  ) {
-    this.ledger = ledger ?? new MemoryApprovals();
-  }
+    private readonly perPerson: number,
+    /** The store's approvals (`store.approvals`). */
+    private readonly ledger: Store['approvals'],
+  ) {}
 
   /** Asks in the thread; resolves with the asker's answer, or `expired` after the timeout or an abort. */
   async ask(request: ApprovalRequest, context: ApprovalContext): Promise<ApprovalDecision> {

@@ -24,13 +24,11 @@ const maxFormBytes = 4096;
  * says whose Slack account (user and workspace) is being connected to which server, and only a POST
  * from it (same origin) starts the sign-in, once, within the flow's 10 minutes. That POST sets a
  * cookie the callback must see, so a sign-in completes only in the browser that confirmed it.
- * Records live in the store (any replica answers), else in this process's memory.
+ * Records live in the store: any replica answers.
  */
 export class ConnectStarts {
-  private readonly memory = new Map<string, string>();
-
   constructor(
-    private readonly sealed: Store['sealed'] | undefined,
+    private readonly sealed: Store['sealed'],
     /** The bot's public URL (PUBLIC_URL): the page's address and the only origin a confirmation comes from. */
     private readonly publicUrl: string | undefined,
     private readonly now: () => Date = () => new Date(),
@@ -148,16 +146,15 @@ export class ConnectStarts {
   }
 
   private async put(kind: string, id: string, workspace: string, value: string): Promise<void> {
-    if (this.sealed) await this.sealed.put(kind, id, { workspace }, value);
-    else this.memory.set(`${kind}:${id}`, value);
+    await this.sealed.put(kind, id, { workspace }, value);
   }
 
   private async get(kind: string, id: string): Promise<string | undefined> {
-    return this.sealed ? this.sealed.get(kind, id) : this.memory.get(`${kind}:${id}`);
+    return this.sealed.get(kind, id);
   }
 
   private async delete(kind: string, id: string): Promise<boolean> {
-    return this.sealed ? this.sealed.delete(kind, id) : this.memory.delete(`${kind}:${id}`);
+    return this.sealed.delete(kind, id);
   }
 }
 

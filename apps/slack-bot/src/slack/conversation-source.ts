@@ -4,8 +4,7 @@ import {
   type PastMessage,
   type PersonRef,
 } from '@ai-assistant/host-core';
-import type { ConversationMessage } from '@ai-assistant/store';
-import type { ConversationLog } from './conversation-log.js';
+import type { ConversationMessage, Store } from '@ai-assistant/store';
 
 /** Where a turn happens: the channel, and the thread when it is in one. */
 export interface TurnPlace {
@@ -49,7 +48,7 @@ export function threadOfReference(ref: string, channel: string | undefined): str
  * where it was written) and the asker took part in it.
  */
 export function conversationSource(
-  log: ConversationLog,
+  log: Store['conversations'],
   person: PersonRef,
   place: TurnPlace,
   retentionDays?: number,

@@ -69,14 +69,14 @@ describe('Slack installations in the store', () => {
       id: 'Ev1',
       workspace: 'TGONE',
       thread: 'TGONE:C1:1.000100',
-      messageTs: '1.000100',
+      order: 1_000_100,
     });
     await store.credentials.put('TKEPT', 'U_ALICE', 'github', 'ghp_kept');
     await store.coordination.claim({
       id: 'Ev2',
       workspace: 'TKEPT',
       thread: 'TKEPT:C9:1.000100',
-      messageTs: '1.000100',
+      order: 1_000_100,
     });
 
     expect(await forgetInstallation(store, { teamId: 'TGONE', isEnterpriseInstall: false })).toEqual([

@@ -10,22 +10,14 @@ export const oauthLinkAction = 'oauth_connect';
 
 /** The message that offered a Connect link, per flow state: the callback marks it ✓ on any replica. */
 export class ConnectMessages {
-  private readonly memory = new Map<string, string>();
-
-  constructor(private readonly sealed?: Store['sealed']) {}
+  constructor(private readonly sealed: Store['sealed']) {}
 
   async remember(state: string, workspace: string, responseUrl: string): Promise<void> {
-    if (this.sealed) await this.sealed.put('oauth-slack-message', state, { workspace }, responseUrl);
-    else this.memory.set(state, responseUrl);
+    await this.sealed.put('oauth-slack-message', state, { workspace }, responseUrl);
   }
 
   /** The message's response_url, once: it is forgotten as it is read. */
   async take(state: string): Promise<string | undefined> {
-    if (!this.sealed) {
-      const found = this.memory.get(state);
-      this.memory.delete(state);
-      return found;
-    }
     const found = await this.sealed.get('oauth-slack-message', state);
     if (found) await this.sealed.delete('oauth-slack-message', state);
     return found;

@@ -1,7 +1,6 @@
 import type { Logger } from '@ai-assistant/host-core';
 import type { Coordination, EventClaim } from '@ai-assistant/store';
 import type { Question } from './answer.js';
-import { EventDeduper } from './event-deduper.js';
 import type { Gate } from './work-queue.js';
 
 /** The store as the health check sees it. */
@@ -19,10 +18,10 @@ export class StoreHealth {
   private reachable = true;
   private timer: NodeJS.Timeout | undefined;
   /** The latest check, shared by `/healthz` requests within a second (a flood costs one query a second). */
-  private latest: { at: number; report: Promise<StoreHealthReport | undefined> } | undefined;
+  private latest: { at: number; report: Promise<StoreHealthReport> } | undefined;
 
   constructor(
-    private readonly coordination: Coordination | undefined,
+    private readonly coordination: Coordination,
     private readonly logger: Logger,
     private readonly timeoutMs = 2000,
   ) {}
@@ -33,7 +32,7 @@ export class StoreHealth {
   }
 
   start(everyMs = 5000): void {
-    if (!this.coordination || this.timer) return;
+    if (this.timer) return;
     this.timer = setInterval(() => void this.check(), everyMs);
     this.timer.unref();
   }
@@ -44,15 +43,14 @@ export class StoreHealth {
   }
 
   /** The report for `/healthz`: a check at most a second old. */
-  report(): Promise<StoreHealthReport | undefined> {
+  report(): Promise<StoreHealthReport> {
     if (!this.latest || Date.now() - this.latest.at > 1000)
       this.latest = { at: Date.now(), report: this.check() };
     return this.latest.report;
   }
 
   /** Checks now (bounded by the timeout). */
-  async check(): Promise<StoreHealthReport | undefined> {
-    if (!this.coordination) return undefined;
+  async check(): Promise<StoreHealthReport> {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
@@ -87,12 +85,27 @@ export function threadKey(question: Question): string {
   return `${question.team ?? ''}:${question.channel}:${question.threadTs}`;
 }
 
-const claimOf = (question: ClaimedQuestion): EventClaim => ({
-  id: question.eventId,
-  ...(question.team ? { workspace: question.team } : {}),
-  thread: threadKey(question),
-  messageTs: question.messageTs,
-});
+/**
+ * A Slack message ts (`1700000000.000100`: seconds, then millionths) as the message's order in its
+ * thread for the store: whole millionths of a second. Undefined when it is no ts (the claim then
+ * orders nothing, and a malformed payload never fails it).
+ */
+export function threadOrder(ts: string): number | undefined {
+  const parts = /^(\d{1,10})(?:\.(\d{1,6}))?$/.exec(ts);
+  if (!parts) return undefined;
+  const order = Number(parts[1]) * 1_000_000 + Number((parts[2] ?? '').padEnd(6, '0'));
+  return Number.isSafeInteger(order) ? order : undefined;
+}
+
+const claimOf = (question: ClaimedQuestion): EventClaim => {
+  const order = threadOrder(question.messageTs);
+  return {
+    id: question.eventId,
+    ...(question.team ? { workspace: question.team } : {}),
+    thread: threadKey(question),
+    ...(order !== undefined ? { order } : {}),
+  };
+};
 
 /** Waits `ms`, or less when `signal` aborts. */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
@@ -108,34 +121,30 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * Event claims and thread turns for the bot. With a store, an event is answered by the one replica
- * whose claim succeeds, and a thread's answers take turns across replicas; without one (or when the
- * store fails mid-way) the process's own memory dedupes, and its queue alone orders the thread.
+ * Event claims and thread turns for the bot: an event is answered by the one replica whose claim
+ * succeeds, and a thread's answers take turns across replicas (on PGlite, one process: its queue alone
+ * orders the thread). When the store fails mid-way, the event is answered anyway.
  */
 export class EventClaims {
-  private readonly memory = new EventDeduper();
-
   constructor(
-    private readonly coordination: Coordination | undefined,
+    private readonly coordination: Coordination,
     private readonly health: StoreHealth,
     private readonly logger: Logger,
   ) {}
 
   /** True when this replica is to answer the event. */
   async claim(question: ClaimedQuestion): Promise<boolean> {
-    if (!this.coordination) return this.memory.firstTime(question.eventId);
     try {
-      const mine = await this.coordination.claim(claimOf(question));
-      this.memory.firstTime(question.eventId);
-      return mine;
+      return await this.coordination.claim(claimOf(question));
     } catch (error) {
-      // Already acknowledged to Slack, so no retry will come: answer it, deduped by this process alone.
+      // Already acknowledged to Slack, so no retry will come: answer it. Until a health check reaches
+      // the store again, Slack's next requests are refused with 503 and retried later, then claimed.
       this.health.failed(error);
       this.logger.warn(
         { eventId: question.eventId },
         'could not claim an event in the store; answering it anyway',
       );
-      return this.memory.firstTime(question.eventId);
+      return true;
     }
   }
 
@@ -144,20 +153,20 @@ export class EventClaims {
    * answered by another replica, and the thread's later messages do not wait for it.
    */
   async unclaim(question: ClaimedQuestion): Promise<void> {
-    await this.coordination?.unclaim(question.eventId).catch((error: unknown) => this.health.failed(error));
+    await this.coordination.unclaim(question.eventId).catch((error: unknown) => this.health.failed(error));
   }
 
   /**
    * The thread's turn for a question, for the work queue: `take()` tries once (undefined while another
    * replica answers in the thread, or an earlier message of it is unanswered); `wait()` is the pause
-   * before the next try (25–250 ms, growing). Without a store there is no turn to take. When `signal`
+   * before the next try (25–250 ms, growing). On PGlite there is no turn to take. When `signal`
    * aborts (shutdown) or the store fails, the turn is granted: the answer then says it was interrupted,
    * or runs ordered by this process alone.
    */
   turn(question: Question, signal?: AbortSignal): Gate | undefined {
     const coordination = this.coordination;
     // PGlite serves one process: its queue alone orders a thread.
-    if (coordination?.engine !== 'postgres' || !question.eventId) return undefined;
+    if (coordination.engine !== 'postgres' || !question.eventId) return undefined;
     const claim = claimOf(question as ClaimedQuestion);
     const granted = { release: async () => {} };
     let tries = 0;

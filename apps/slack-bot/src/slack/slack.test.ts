@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { toolStatus } from './answer.js';
-import { EventDeduper } from './event-deduper.js';
 import { threadToHistory } from './thread-history.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -34,20 +33,6 @@ describe('thread history', () => {
       role: 'user',
       content: '東京の天気は？',
     });
-  });
-});
-
-describe('event dedupe', () => {
-  it('accepts an id once within the TTL and again after it', () => {
-    let now = 0;
-    const deduper = new EventDeduper(1000, () => now);
-    expect([deduper.firstTime('Ev1'), deduper.firstTime('Ev1'), deduper.firstTime('Ev2')]).toEqual([
-      true,
-      false,
-      true,
-    ]);
-    now = 1500;
-    expect(deduper.firstTime('Ev1')).toBe(true);
   });
 });
 

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Message } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
 
@@ -38,31 +37,12 @@ export function stripMention(text: string, botUserId: string): string {
 const pageSize = 200;
 const maxPages = 5;
 
-/** An answer's turn, when the bot records its threads: where the thread so far comes from. */
+/** An answer's turn in a thread the bot records: where the thread so far comes from, where its answer goes. */
 export interface RecordedTurn {
   /** The thread so far as Slack messages (the bot's answers as the bot's), oldest first. */
   history(count: number): Promise<SlackMessage[]>;
   /** The model's final answer (recorded as the bot's, never its tool steps). */
-  answered?(text: string, tools: string[]): Promise<void>;
-}
-
-const recordedTurns = new AsyncLocalStorage<RecordedTurn>();
-
-/** Runs one answer with its thread read from what the bot recorded instead of from Slack. */
-export function withRecordedTurn<T>(turn: RecordedTurn, run: () => Promise<T>): Promise<T> {
-  return recordedTurns.run(turn, run);
-}
-
-/** The recorded turn the current answer runs in, if any. */
-export function currentTurn(): RecordedTurn | undefined {
-  return recordedTurns.getStore();
-}
-
-/** Slack refused a read for its rate limit; `retryAfterSeconds` is its Retry-After. */
-export class HistoryRateLimited extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Slack rate-limited the thread read (retry after ${retryAfterSeconds} s)`);
-  }
+  answered(text: string, tools: string[]): Promise<void>;
 }
 
 /** A Web API error that is Slack's 429 (a client that rejects rate-limited calls throws it at once). */
@@ -139,24 +119,6 @@ export async function readThread(
     if (retryAfter === undefined) throw error;
     return { messages: best, rateLimited: retryAfter };
   }
-}
-
-/**
- * The messages of a thread the history needs. In an answer's recorded turn (the bot records its
- * threads), the thread so far as recorded, without asking Slack; otherwise read from Slack.
- */
-export async function fetchRecent(
-  client: WebClient,
-  channel: string,
-  threadTs: string,
-  beforeTs: string,
-  count: number,
-): Promise<SlackMessage[]> {
-  const turn = recordedTurns.getStore();
-  if (turn) return turn.history(count);
-  const read = await readThread(client, channel, threadTs, { endTs: beforeTs, upToEnd: false }, count);
-  if (read.rateLimited !== undefined) throw new HistoryRateLimited(read.rateLimited);
-  return read.messages;
 }
 
 /** Whether a message was written by this bot. */

@@ -1,14 +1,29 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type Store } from '@ai-assistant/store';
 import { recordingLogger } from '@ai-assistant/test-kit';
 import type { App } from '@slack/bolt';
-import { describe, expect, it } from 'vitest';
-import { MemoryConversationLog } from './conversation-log.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ThreadRecorder, timeOfTs } from './thread-recorder.js';
 
 const day = 86_400_000;
 const started = '1767225600.000100'; // 2026-01-01T00:00:00Z
 
+// One embedded store for the file; the tests run in order, the first one's pruning before the second.
+let store: Store;
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'thread-recorder-'));
+  store = await openStore({ dataDir, env: {} });
+});
+afterAll(async () => {
+  await store?.close();
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+});
+
 function recorder(now: () => Date) {
-  return new ThreadRecorder(new MemoryConversationLog(), {
+  return new ThreadRecorder(store.conversations, {
     client: {} as App['client'],
     bot: () => ({ userId: 'UBOT' }),
     logger: recordingLogger(),
@@ -16,7 +31,7 @@ function recorder(now: () => Date) {
   });
 }
 
-describe('the thread recorder without a store', () => {
+describe('the thread recorder', () => {
   it('retention counts from each message’s time on the injected clock', async () => {
     let now = new Date(timeOfTs(started).getTime() + 29 * day);
     const threads = recorder(() => now);

@@ -1,17 +1,15 @@
-import type { ChatService, ConversationSource, Logger, PersonRef } from '@ai-assistant/host-core';
-import type { ConversationMessage } from '@ai-assistant/store';
+import type { ConversationSource, Logger, PersonRef } from '@ai-assistant/host-core';
+import type { ConversationMessage, Store } from '@ai-assistant/store';
 import { type App, webApi } from '@slack/bolt';
 import { boltLogger } from './bolt-logger.js';
-import type { ConversationLog } from './conversation-log.js';
 import { conversationSource, type TurnPlace } from './conversation-source.js';
 import { unknownWorkspace } from './people.js';
 import {
   type BotIdentity,
-  currentTurn,
   isFromBot,
+  type RecordedTurn,
   readThread,
   type SlackMessage,
-  withRecordedTurn,
 } from './thread-history.js';
 
 type WebClient = App['client'];
@@ -43,7 +41,7 @@ export const timeOfTs = (ts: string) => new Date(Math.round(Number(ts) * 1000));
 const answerPrefix = 'answer:';
 
 /**
- * The threads the bot takes part in, kept in its conversation log (the store's, or memory): Slack's
+ * The threads the bot takes part in, kept in the store's conversation log: Slack's
  * thread keys (`<channel>:<thread ts>`) and message ts become the log's keys. People's messages are
  * recorded as their events arrive, the final answers as the model gives them; an answer's history is
  * read from the log. Slack is asked only for what the bot never saw — a thread's earlier messages when it
@@ -55,7 +53,7 @@ export class ThreadRecorder {
   private readonly readers = new Map<string, WebClient>();
 
   constructor(
-    private readonly log: ConversationLog,
+    private readonly log: Store['conversations'],
     private readonly options: {
       client: WebClient;
       bot: () => BotIdentity;
@@ -132,41 +130,38 @@ export class ThreadRecorder {
     return this.log.prune(new Date(now.getTime() - days * 86_400_000));
   }
 
-  /** Runs one answer with its history from the log, recording its final answer. */
-  around<T>(question: RecordedQuestion, run: () => Promise<T>): Promise<T> {
+  /** One answer's turn: its history read from the log, its final answer recorded there. */
+  turnFor(question: RecordedQuestion): RecordedTurn {
     const workspace = this.workspaceOf(question.team);
     const thread = `${question.channel}:${question.threadTs}`;
     const bot = question.bot ?? this.options.bot();
-    return withRecordedTurn(
-      {
-        history: async (count) => {
-          const membership = await this.log.join(workspace, thread, {
-            historyRead: question.threadTs === question.messageTs,
-            at: timeOfTs(question.messageTs),
-          });
-          if (!membership.historyRead) await this.readEarlier(question, workspace, thread, bot, count);
-          // Room for the answers and for what came after the question (left out by the history).
-          const recorded = await this.log.thread(workspace, thread, count * 2 + 10);
-          return recorded.map((message) => asSlackMessage(message, bot));
-        },
-        answered: async (text, tools) => {
-          if (!text.trim()) return;
-          await this.log
-            .record(workspace, thread, {
-              id: `${answerPrefix}${question.messageTs}`,
-              role: 'assistant',
-              ...(question.user ? { person: question.user } : {}),
-              text,
-              at: timeOfTs(question.messageTs),
-              ...(tools.length > 0 ? { tools } : {}),
-            })
-            .catch((error: unknown) =>
-              this.options.logger.warn({ channel: question.channel, error }, 'could not record an answer'),
-            );
-        },
+    return {
+      history: async (count) => {
+        const membership = await this.log.join(workspace, thread, {
+          historyRead: question.threadTs === question.messageTs,
+          at: timeOfTs(question.messageTs),
+        });
+        if (!membership.historyRead) await this.readEarlier(question, workspace, thread, bot, count);
+        // Room for the answers and for what came after the question (left out by the history).
+        const recorded = await this.log.thread(workspace, thread, count * 2 + 10);
+        return recorded.map((message) => asSlackMessage(message, bot));
       },
-      run,
-    );
+      answered: async (text, tools) => {
+        if (!text.trim()) return;
+        await this.log
+          .record(workspace, thread, {
+            id: `${answerPrefix}${question.messageTs}`,
+            role: 'assistant',
+            ...(question.user ? { person: question.user } : {}),
+            text,
+            at: timeOfTs(question.messageTs),
+            ...(tools.length > 0 ? { tools } : {}),
+          })
+          .catch((error: unknown) =>
+            this.options.logger.warn({ channel: question.channel, error }, 'could not record an answer'),
+          );
+      },
+    };
   }
 
   /**
@@ -272,23 +267,4 @@ function fromSlack(
     return { id: message.ts, role: 'assistant', ...(asker ? { person: asker } : {}), text: message.text, at };
   if (message.bot_id || !message.user) return undefined;
   return { id: message.ts, role: 'user', person: message.user, text: message.text, at };
-}
-
-/**
- * The loop as the Slack app uses it: each final answer of a recorded turn goes to the thread's log.
- * Only `respond` differs; everything else is the service itself.
- */
-export function recordingAnswers(chat: ChatService): ChatService {
-  const respond: ChatService['respond'] = async (input) => {
-    const result = await chat.respond(input);
-    await currentTurn()?.answered?.(result.text, result.usedTools);
-    return result;
-  };
-  return new Proxy(chat, {
-    get(target, property) {
-      if (property === 'respond') return respond;
-      const value = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }

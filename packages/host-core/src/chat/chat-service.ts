@@ -5,10 +5,12 @@ import {
   type ToolOffer,
   type TurnChoice,
 } from '../choice/tool-choice.js';
+import { CancelledError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { inSpan, recordMetric } from '../telemetry.js';
 import type { ToolHost } from '../tool-host.js';
 import type { LLMProvider, LLMResponse, Message, ToolDefinition } from '../types.js';
+import { AnswerDeadline, defaultAnswerTimeoutMs } from './answer-deadline.js';
 import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 import { defaultSamplingLimits, type SamplingLimits, serverQuestions } from './server-questions.js';
@@ -74,6 +76,7 @@ export class ChatService {
   private readonly maxIterations: number;
   private readonly toolTimeoutMs: number | undefined;
   private readonly maxToolCallsPerRound: number;
+  private readonly answerTimeoutMs: number;
   private readonly logger: Logger;
   private readonly samplingLimits: SamplingLimits;
   private readonly usage: ChatServiceOptions['usage'];
@@ -88,6 +91,7 @@ export class ChatService {
     this.maxIterations = Math.max(1, options.maxIterations ?? 10);
     this.toolTimeoutMs = options.toolTimeoutMs;
     this.maxToolCallsPerRound = Math.max(1, options.maxToolCallsPerRound ?? defaultMaxToolCallsPerRound);
+    this.answerTimeoutMs = Math.max(1, options.answerTimeoutMs ?? defaultAnswerTimeoutMs);
     this.samplingLimits = { ...defaultSamplingLimits, ...options.sampling };
     this.logger = options.logger ?? silentLogger;
     this.usage = options.usage;
@@ -105,6 +109,7 @@ export class ChatService {
       provider: this.provider.name,
       toolRoundsPerAnswer: this.maxIterations,
       toolCallsPerRound: this.maxToolCallsPerRound,
+      answerTimeoutMs: this.answerTimeoutMs,
       ...(this.toolTimeoutMs ? { toolCallTimeoutMs: this.toolTimeoutMs } : {}),
       sampling: this.samplingLimits,
       toolChoice: this.chooser ? this.chooser.settings : 'every tool offered',
@@ -131,7 +136,10 @@ export class ChatService {
     return { catalog: all.length, offer };
   }
 
-  /** Answers one user message; rejects with {@link CancelledError} when `signal` aborts. */
+  /**
+   * Answers one user message within the answer's deadline (`answerTimeoutMs`); rejects with
+   * {@link CancelledError} when `signal` aborts or the deadline passes.
+   */
   respond(input: RespondInput): Promise<RespondResult> {
     const started = performance.now();
     const asker = input.person ?? (input.tools ?? this.tools)?.asker?.();
@@ -142,19 +150,35 @@ export class ChatService {
         span.setAttribute('ai_assistant.refused', 'usage');
         return refusedTurn(input, admitted.message);
       }
+      const deadline = new AnswerDeadline(this.answerTimeoutMs);
       // What the turn used, counted as it goes: a failed or cancelled turn's calls and tokens count too.
       const tally: Tally = { inputTokens: 0, outputTokens: 0, toolCalls: 0 };
-      let result: RespondResult | undefined;
       try {
-        const turnInput = { ...(await withAttached(input)), ...(workspace ? { workspace } : {}) };
-        result = await this.turn(turnInput, tally, asker);
+        const signal = input.signal ? AbortSignal.any([input.signal, deadline.signal]) : deadline.signal;
+        // The clock stops while a person is asked: their time is not the model's.
+        const { approve, elicit } = input;
+        const turnInput: RespondInput = {
+          ...(await abortable(withAttached(input), signal)),
+          ...(workspace ? { workspace } : {}),
+          signal,
+          ...(approve ? { approve: (request) => deadline.during(() => approve(request)) } : {}),
+          ...(elicit ? { elicit: (request) => deadline.during(() => elicit(request)) } : {}),
+        };
+        const result = await this.turn(turnInput, tally, asker, deadline.wrapUp);
         span.setAttributes({
           'ai_assistant.rounds': result.rounds,
           'ai_assistant.tool_calls': result.trace.length,
         });
         recordMetric.answer(workspace, performance.now() - started);
         return result;
+      } catch (error) {
+        if (error instanceof CancelledError && deadline.signal.aborted && !input.signal?.aborted)
+          throw new CancelledError(
+            `The answer was not finished within its ${deadline.ms / 1000} s and was stopped; ask again, or in smaller parts.`,
+          );
+        throw error;
       } finally {
+        deadline.clear();
         if (asker && this.usage)
           await this.usage
             .record(asker, { questions: 1, ...tally }, admitted.reservation)
@@ -207,6 +231,7 @@ export class ChatService {
     input: RespondInput,
     tally: Tally,
     asker: { workspace: string; user: string } | undefined,
+    wrapUp: AbortSignal,
   ): Promise<RespondResult> {
     const { signal, onEvent } = input;
     const emit = (event: ChatEvent) => {
@@ -315,7 +340,7 @@ export class ChatService {
     let rounds = 0;
     for (let round = 1; round <= this.maxIterations; round++) {
       // The answer's time is nearly up: no new round of tools, the answer from what is known.
-      if (input.wrapUp?.aborted) break;
+      if (wrapUp.aborted) break;
       rounds = round;
       const offered = this.offer(chosen, tools, round);
       const response = await abortable(

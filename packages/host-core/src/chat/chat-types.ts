@@ -105,13 +105,8 @@ export interface RespondInput {
    * passes the prompt's arguments: its text already carries what the prompt wants, and is no query.
    */
   autoContextQuery?: string;
+  /** Cancels the answer (the person gave up, the app is stopping); the service's deadline applies too. */
   signal?: AbortSignal;
-  /**
-   * Fires when the answer's time is nearly up: the loop starts no new round of tools and asks the model
-   * for its answer from what it has, with tool choice "none" (as at the tool-call limit). `signal`
-   * still cancels a model that does not answer at all.
-   */
-  wrapUp?: AbortSignal;
   onEvent?: (event: ChatEvent) => void;
   /** Stream the answer: the provider streams and `onEvent` receives `text_delta` events. */
   streamText?: boolean;
@@ -192,6 +187,13 @@ export interface ChatServiceOptions {
   toolTimeoutMs?: number;
   /** Calls run in one round; the rest get an error result (default 16, `MAX_TOOL_CALLS_PER_ROUND`). */
   maxToolCallsPerRound?: number;
+  /**
+   * Longest an answer may take (default 120 000, `ANSWER_TIMEOUT_MS`), not counting the time a person
+   * is asked (approvals, a server's questions). When only a quarter of it (at most 30 s) is left, the
+   * loop starts no new round of tools and asks the model for its answer from what it has, with tool
+   * choice "none" (as at the tool-call limit); at the deadline the turn rejects with `CancelledError`.
+   */
+  answerTimeoutMs?: number;
   /** What servers may ask of the model per turn (default 3 completions of at most 1 000 tokens). */
   sampling?: Partial<SamplingLimits>;
   logger?: Logger;

@@ -19,8 +19,8 @@ export interface AppHomeDependencies {
   logger: Logger;
   /** Where Connect links lead (the bot's start page). */
   starts: ConnectStarts;
-  /** The store's audit trail and usage, when the bot has a store. */
-  store?: Pick<Store, 'audit' | 'usage'>;
+  /** The store's audit trail and usage. */
+  store: Pick<Store, 'audit' | 'usage'>;
   now?: () => Date;
 }
 
@@ -32,8 +32,8 @@ export async function publish(client: WebClient, person: PersonRef, dependencies
   const today = (dependencies.now ?? (() => new Date()))().toISOString().slice(0, 10);
   const [servers, usage, audit, limits] = await Promise.all([
     dependencies.people.servers(person),
-    dependencies.store?.usage.totals(person.workspace, `${today.slice(0, 8)}01`, today, person.user),
-    admin ? dependencies.store?.audit.recent(person.workspace, { limit: 50 }) : undefined,
+    dependencies.store.usage.totals(person.workspace, `${today.slice(0, 8)}01`, today, person.user),
+    admin ? dependencies.store.audit.recent(person.workspace, { limit: 50 }) : undefined,
     admin ? dependencies.people.limits(person.workspace) : undefined,
   ]);
   await client.views.publish({

@@ -11,7 +11,7 @@ import type { ThreadRecorder } from '../../slack/thread-recorder.js';
 export interface ListenerDependencies {
   /** The app's bot when Bolt's authorization does not name one. */
   bot: () => BotIdentity;
-  /** Which replica answers an event (and, without a store, this process's memory of events). */
+  /** Which replica answers an event (its claim in the store). */
   claims: EventClaims;
   /** Threads the bot takes part in (this process's cache of the recorder's membership). */
   threads: ThreadMemory;
