@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { HostError } from './errors.js';
+import { HostError } from '@ai-assistant/chat-types';
 
 /** A variable is malformed; the message names it, never its value. */
 export class EnvironmentError extends HostError {

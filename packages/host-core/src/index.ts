@@ -1,3 +1,24 @@
+// The neutral chat types, the logger and the error base are @ai-assistant/chat-types'; a host needs them
+// beside this package, so they are exported here too.
+export {
+  type CompletionOptions,
+  HostError,
+  type HostErrorCode,
+  type ImageContent,
+  type JsonSchema,
+  type LLMProvider,
+  type LLMResponse,
+  type Logger,
+  type Message,
+  type StopReason,
+  silentLogger,
+  type ToolCall,
+  type ToolDefinition,
+  type ToolFile,
+  type ToolHints,
+  type ToolResult,
+  type Usage,
+} from '@ai-assistant/chat-types';
 export {
   type ApprovalDecision,
   type ApprovalRequest,
@@ -52,14 +73,7 @@ export {
 } from './config/mcp-config.js';
 export { credentialProblem, minimumCredentialLength } from './credential-check.js';
 export { EnvironmentError, loadDotEnv, toolChoiceFromEnvironment, wholeNumber } from './environment.js';
-export {
-  CancelledError,
-  HostError,
-  type HostErrorCode,
-  ToolCallError,
-  type ToolCallErrorDetails,
-} from './errors.js';
-export { type Logger, silentLogger } from './logger.js';
+export { CancelledError, ToolCallError, type ToolCallErrorDetails } from './errors.js';
 export {
   type AutoContextTool,
   type CallToolOptions,
@@ -126,21 +140,6 @@ export type {
 } from './tool-host.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
 export { OpenApiSpecError } from './tools/openapi-tools.js';
-export type {
-  CompletionOptions,
-  ImageContent,
-  JsonSchema,
-  LLMProvider,
-  LLMResponse,
-  Message,
-  StopReason,
-  ToolCall,
-  ToolDefinition,
-  ToolFile,
-  ToolHints,
-  ToolResult,
-  Usage,
-} from './types.js';
 export {
   effectiveLimits,
   UsageGate,

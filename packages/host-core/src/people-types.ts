@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import type { Logger } from '@ai-assistant/chat-types';
 import type { ServerStatus } from './mcp/manager-types.js';
 import type { OAuthRecords } from './oauth/oauth-store.js';
 import type { UsageLimits } from './usage.js';

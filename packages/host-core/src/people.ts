@@ -1,5 +1,5 @@
-import type { Logger } from './logger.js';
-import { silentLogger } from './logger.js';
+import type { Logger } from '@ai-assistant/chat-types';
+import { silentLogger } from '@ai-assistant/chat-types';
 import type { ConversationSource } from './mcp/conversation-tools.js';
 import type { ServerStatus } from './mcp/manager-types.js';
 import type { McpHost, McpView } from './mcp-host.js';

@@ -1,5 +1,5 @@
+import type { Logger } from '@ai-assistant/chat-types';
 import type { RemoteServerConfig } from './config/server-types.js';
-import type { Logger } from './logger.js';
 import type { McpHost } from './mcp-host.js';
 import type { PeopleStore } from './people-types.js';
 

@@ -1,5 +1,5 @@
+import { HostError } from '@ai-assistant/chat-types';
 import { wholeNumber } from './environment.js';
-import { HostError } from './errors.js';
 import type { ReservedLimit, UsageDelta, UsageStore, UsageTotals } from './usage-store.js';
 
 /** Who asks. */

@@ -1,5 +1,5 @@
+import type { Logger } from '@ai-assistant/chat-types';
 import type { RemoteServerConfig, ServerConfig } from './config/server-types.js';
-import type { Logger } from './logger.js';
 import type { ServerStatus } from './mcp/manager-types.js';
 import type { McpHost } from './mcp-host.js';
 import type { AddressAllowlist } from './net/address-guard.js';

@@ -1,5 +1,5 @@
+import { HostError } from '@ai-assistant/chat-types';
 import type { ApprovalPolicy, ServerConfig } from './config/server-types.js';
-import { HostError } from './errors.js';
 import { capResponse, ResponseTooLargeError } from './mcp/capped-response.js';
 import { type AddressAllowlist, checkAddress, guardedFetch } from './net/address-guard.js';
 import { compileOpenApi, OpenApiSpecError } from './tools/openapi-tools.js';

@@ -6,7 +6,7 @@ import type {
   ToolCall,
   ToolDefinition,
   Usage,
-} from '../src/types.js';
+} from '@ai-assistant/chat-types';
 
 /** What the provider was sent in one call. */
 export interface RecordedCall {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
+import type { ToolCall } from '@ai-assistant/chat-types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import type { ServerConfig } from '../src/config/mcp-config.js';
-import type { ToolCall } from '../src/types.js';
 import { fixtures, managerPool, nodeServer } from './helpers.js';
 import { ScriptedProvider } from './scripted-provider.js';
 

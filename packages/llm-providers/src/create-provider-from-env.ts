@@ -1,4 +1,4 @@
-import type { LLMProvider, Logger } from '@ai-assistant/host-core';
+import type { LLMProvider, Logger } from '@ai-assistant/chat-types';
 import { AnthropicProvider } from './anthropic/anthropic-provider.js';
 import { OpenAICompatibleProvider, OpenAIProvider } from './openai/openai-provider.js';
 import type { Redact } from './provider-error.js';

@@ -1,3 +1,5 @@
+import type { LLMProvider, LLMResponse, Message, ToolDefinition } from '@ai-assistant/chat-types';
+import { type Logger, silentLogger } from '@ai-assistant/chat-types';
 import {
   defaultToolChoice,
   findToolsName,
@@ -5,10 +7,8 @@ import {
   type ToolOffer,
   type TurnChoice,
 } from '../choice/tool-choice.js';
-import { type Logger, silentLogger } from '../logger.js';
 import { inSpan, recordMetric } from '../telemetry.js';
 import type { ToolHost } from '../tool-host.js';
-import type { LLMProvider, LLMResponse, Message, ToolDefinition } from '../types.js';
 import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';
 import { defaultSamplingLimits, type SamplingLimits, serverQuestions } from './server-questions.js';

@@ -1,7 +1,13 @@
+import type {
+  ImageContent,
+  LLMProvider,
+  Logger,
+  Message,
+  ToolFile,
+  ToolHints,
+} from '@ai-assistant/chat-types';
 import type { SemanticRanker, ToolChoiceSettings } from '../choice/tool-choice.js';
-import type { Logger } from '../logger.js';
 import type { ElicitationAnswer, ElicitationRequest, RequestTokens, ToolHost } from '../tool-host.js';
-import type { ImageContent, LLMProvider, Message, ToolFile, ToolHints } from '../types.js';
 import type { UsageGate } from '../usage.js';
 import type { SamplingLimits } from './server-questions.js';
 

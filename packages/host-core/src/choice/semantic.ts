@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type Logger, silentLogger } from '../logger.js';
-import type { LLMProvider, ToolDefinition } from '../types.js';
+import type { LLMProvider, ToolDefinition } from '@ai-assistant/chat-types';
+import { type Logger, silentLogger } from '@ai-assistant/chat-types';
 import type { SemanticRanker } from './tool-choice.js';
 import type { ToolOrigin } from './tool-search.js';
 

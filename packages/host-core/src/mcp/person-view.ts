@@ -1,7 +1,7 @@
+import type { ToolDefinition } from '@ai-assistant/chat-types';
 import type { ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
 import { grantSecrets, parseGrant } from '../oauth/grant.js';
-import type { ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
 import {
   type ConversationSource,

@@ -1,5 +1,5 @@
+import { HostError } from '@ai-assistant/chat-types';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { HostError } from '../errors.js';
 import { AuthorizationError } from '../oauth/authorization-error.js';
 import {
   credentialsNeeded,
