@@ -1,3 +1,4 @@
+import type { People } from '@ai-assistant/assistant';
 import {
   type ApprovalDecision,
   type ApprovalRequest,
@@ -5,7 +6,6 @@ import {
   describeReason,
   firstSentence,
   type Message,
-  type People,
   parsePromptArguments,
   type ToolAuditEntry,
   type ToolHost,

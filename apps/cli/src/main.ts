@@ -2,12 +2,12 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { credentialProblem, type People, startPeople } from '@ai-assistant/assistant';
 import {
   type ApprovalDecision,
   type ApprovalRequest,
   type ChatEvent,
   ChatService,
-  credentialProblem,
   defaultToolChoice,
   type ElicitationRequest,
   type EmbeddingRanker,
@@ -17,9 +17,7 @@ import {
   loadDotEnv,
   type McpView,
   type Message,
-  type People,
   Redactor,
-  startPeople,
   toolChoiceFromEnvironment,
   wholeNumber,
 } from '@ai-assistant/host-core';

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { type People, startPeople } from '@ai-assistant/assistant';
 import {
   ChatService,
   EnvironmentError,
@@ -6,9 +7,7 @@ import {
   environmentSecrets,
   loadDotEnv,
   McpConfigError,
-  type People,
   Redactor,
-  startPeople,
 } from '@ai-assistant/host-core';
 import { createProviderFromEnv, defaultModels, ProviderConfigError } from '@ai-assistant/llm-providers';
 import { openStoreFromEnvironment, type Store, StoreStartError, storeSecrets } from '@ai-assistant/store';

@@ -32,6 +32,7 @@ export {
   type ToolAuditEntry,
   type TraceEntry,
 } from './chat/chat-service.js';
+export type { UsagePolicy } from './chat/chat-types.js';
 export {
   type Embedder,
   EmbeddingRanker,
@@ -71,9 +72,9 @@ export {
   type StdioServerConfig,
   type TransportKind,
 } from './config/mcp-config.js';
-export { credentialProblem, minimumCredentialLength } from './credential-check.js';
 export { EnvironmentError, loadDotEnv, toolChoiceFromEnvironment, wholeNumber } from './environment.js';
 export { CancelledError, ToolCallError, type ToolCallErrorDetails } from './errors.js';
+export { capResponse, ResponseTooLargeError } from './mcp/capped-response.js';
 export {
   type AutoContextTool,
   type CallToolOptions,
@@ -90,21 +91,13 @@ export {
   type ServerStatus,
   type ToolCallOutcome,
 } from './mcp/client-manager.js';
-export {
-  type ConversationCounts,
-  ConversationRefused,
-  type ConversationSource,
-  type PastConversation,
-  type PastMessage,
-  type RecordedThread,
-} from './mcp/conversation-tools.js';
-export { type Person, serverEnabled } from './mcp/person.js';
+export { type HostAdditions, type Person, serverEnabled } from './mcp/person.js';
 export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 export type { ToolCatalogCache } from './mcp/tool-catalog-cache.js';
 export type { McpHost, McpView } from './mcp-host.js';
-export { AddressAllowlist, RefusedAddressError } from './net/address-guard.js';
+export { AddressAllowlist, checkAddress, guardedFetch, RefusedAddressError } from './net/address-guard.js';
 export { AuthorizationError } from './oauth/authorization-error.js';
 export type { OAuthGrant } from './oauth/grant.js';
 export type { OAuthOptions, OAuthService } from './oauth/oauth-service.js';
@@ -114,21 +107,7 @@ export {
   type OAuthStore,
   oauthStoreOver,
 } from './oauth/oauth-store.js';
-export { People } from './people.js';
-export {
-  type ApprovalChoice,
-  type ConnectProblem,
-  type PeopleAuditEntry,
-  type PeopleOptions,
-  type PeopleStore,
-  type PersonRef,
-  type WorkspaceServer,
-  type WorkspaceServerInput,
-  workspaceLimitNames,
-  workspaceLimitsOf,
-} from './people-types.js';
 export { environmentSecrets, Redactor } from './redaction.js';
-export { type StartPeopleOptions, startPeople } from './start-people.js';
 export type {
   ElicitationAnswer,
   ElicitationRequest,
@@ -139,26 +118,4 @@ export type {
   ToolProgress,
 } from './tool-host.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
-export { OpenApiSpecError } from './tools/openapi-tools.js';
-export {
-  effectiveLimits,
-  UsageGate,
-  type UsageLimits,
-  type UsagePerson,
-  usageLimitsFromEnv,
-  WorkspaceBudgetError,
-} from './usage.js';
-export {
-  memoryUsageStore,
-  type ReservedLimit,
-  type UsageDelta,
-  type UsageReservation,
-  type UsageReservationRequest,
-  type UsageStore,
-  type UsageTotals,
-} from './usage-store.js';
-export {
-  type WorkspaceServerAuth,
-  WorkspaceServerError,
-  type WorkspaceServerSpec,
-} from './workspace-servers.js';
+export { compileOpenApi, OpenApiSpecError } from './tools/openapi-tools.js';

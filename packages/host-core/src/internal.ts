@@ -4,6 +4,8 @@ export { defaultResultBudget, formatToolResult, truncateMiddle } from './mcp/for
 export { fillHeaders } from './mcp/header-templates.js';
 export { descendantsOf } from './mcp/process-tree.js';
 export { encodeToolName } from './mcp/tool-names.js';
+export { guardedAgent, isRefusedAddress } from './net/address-guard.js';
+export { parseGrant } from './oauth/grant.js';
 export { CalculationError, calculate } from './tools/calculate.js';
 export { openApiOperations } from './tools/openapi-tools.js';
 export { checkArguments } from './tools/validate-arguments.js';

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StoreLogger } from './logger.js';
+import type { Logger } from '@ai-assistant/chat-types';
 
 /** The variable that holds the encryption key(s): base64 of 32 random bytes, the newest first, comma-separated. */
 export const keyVariable = 'ASSISTANT_ENCRYPTION_KEY';
@@ -105,7 +105,7 @@ export interface KeySource {
   dataDir: string;
   /** PostgreSQL (shared by replicas): the key must come from the environment, never from a local file. */
   requireVariable: boolean;
-  logger: StoreLogger;
+  logger: Logger;
 }
 
 /** Parses `ASSISTANT_ENCRYPTION_KEY` (one key, or several comma-separated, the newest first). */

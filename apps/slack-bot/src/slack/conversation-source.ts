@@ -3,7 +3,7 @@ import {
   type ConversationSource,
   type PastMessage,
   type PersonRef,
-} from '@ai-assistant/host-core';
+} from '@ai-assistant/assistant';
 import type { ConversationMessage } from '@ai-assistant/store';
 import type { ConversationLog } from './conversation-log.js';
 

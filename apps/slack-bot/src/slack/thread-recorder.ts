@@ -1,4 +1,5 @@
-import type { ChatService, ConversationSource, Logger, PersonRef } from '@ai-assistant/host-core';
+import type { ConversationSource, PersonRef } from '@ai-assistant/assistant';
+import type { ChatService, Logger } from '@ai-assistant/host-core';
 import type { ConversationMessage } from '@ai-assistant/store';
 import { type App, webApi } from '@slack/bolt';
 import { boltLogger } from './bolt-logger.js';

@@ -1,6 +1,5 @@
 import type { Logger } from '@ai-assistant/chat-types';
-import type { ServerStatus } from './mcp/manager-types.js';
-import type { OAuthRecords } from './oauth/oauth-store.js';
+import type { OAuthRecords, ServerStatus } from '@ai-assistant/host-core';
 import type { UsageLimits } from './usage.js';
 import type { WorkspaceServerSpec } from './workspace-servers.js';
 

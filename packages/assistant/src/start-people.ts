@@ -1,5 +1,4 @@
-import { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
-import { oauthStoreOver } from './oauth/oauth-store.js';
+import { oauthStoreOver, type StartMcpOptions, startMcpFromEnvironment } from '@ai-assistant/host-core';
 import { People } from './people.js';
 import type { PeopleOptions, PeopleStore } from './people-types.js';
 import { usageLimitsFromEnv } from './usage.js';

@@ -1,6 +1,7 @@
 import { HostError } from '@ai-assistant/chat-types';
-import { wholeNumber } from './environment.js';
-import type { ReservedLimit, UsageDelta, UsageStore, UsageTotals } from './usage-store.js';
+import { wholeNumber } from '@ai-assistant/host-core';
+import type { ReservedLimit, UsageDelta, UsageTotals } from '@ai-assistant/store';
+import type { UsageStore } from './usage-store.js';
 
 /** Who asks. */
 export interface UsagePerson {

@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AuthorizationError } from '../src/oauth/authorization-error.js';
 
 /**
  * A protected MCP endpoint and its authorization server in one loopback process, every answer
@@ -270,15 +269,4 @@ export async function authorize(authorizationUrl: string): Promise<string> {
 export function clock() {
   let now = Date.parse('2026-11-23T09:00:00Z');
   return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
-
-/** What a piece of OAuth work failed with: an `AuthorizationError`, or this throws. */
-export async function authorizationFailure(work: Promise<unknown>): Promise<AuthorizationError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof AuthorizationError))
-    throw new Error(`expected an AuthorizationError, got ${error === undefined ? 'success' : String(error)}`);
-  return error;
 }

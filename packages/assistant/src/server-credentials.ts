@@ -1,6 +1,5 @@
 import type { Logger } from '@ai-assistant/chat-types';
-import type { RemoteServerConfig } from './config/server-types.js';
-import type { McpHost } from './mcp-host.js';
+import type { McpHost, RemoteServerConfig } from '@ai-assistant/host-core';
 import type { PeopleStore } from './people-types.js';
 
 /**

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { oauthStoreOver, type ToolCallError } from '@ai-assistant/host-core';
 import { openStore, type Store } from '@ai-assistant/store';
 import {
   type AuthorizationServer,
@@ -11,8 +12,6 @@ import {
   startProtectedServer,
 } from '@ai-assistant/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolCallError } from '../src/errors.js';
-import { oauthStoreOver } from '../src/oauth/oauth-store.js';
 import { People } from '../src/people.js';
 import { managerPool } from './helpers.js';
 

@@ -1,8 +1,15 @@
 import { HostError } from '@ai-assistant/chat-types';
-import type { ApprovalPolicy, ServerConfig } from './config/server-types.js';
-import { capResponse, ResponseTooLargeError } from './mcp/capped-response.js';
-import { type AddressAllowlist, checkAddress, guardedFetch } from './net/address-guard.js';
-import { compileOpenApi, OpenApiSpecError } from './tools/openapi-tools.js';
+import {
+  type AddressAllowlist,
+  type ApprovalPolicy,
+  capResponse,
+  checkAddress,
+  compileOpenApi,
+  guardedFetch,
+  OpenApiSpecError,
+  ResponseTooLargeError,
+  type ServerConfig,
+} from '@ai-assistant/host-core';
 
 /**
  * How a server a workspace added authenticates: `none`; `person`: each person's own token (they

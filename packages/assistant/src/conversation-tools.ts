@@ -1,7 +1,6 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { LocalConnection } from './connection.js';
-import type { FilledPrompt, PromptEntry, ResourceEntry } from './manager-types.js';
-import { hostLocalConnection, hostServerName } from './resource-tools.js';
+import type { FilledPrompt, HostAdditions } from '@ai-assistant/host-core';
+
+type Tool = HostAdditions['tools'][number];
 
 /** One message of a past conversation: a person's message, or the final answer given to it. */
 export interface PastMessage {
@@ -59,7 +58,7 @@ export interface ConversationSource {
   counts(): Promise<ConversationCounts>;
 }
 
-export const conversationNames = {
+const conversationNames = {
   tool: 'get_conversation_history',
   prompt: 'summarize_conversation',
   resource: 'host://conversations',
@@ -111,43 +110,31 @@ function historyText(conversations: PastConversation[]): string {
     .join('\n\n');
 }
 
-/**
- * The host's conversation tool, `host__get_conversation_history`, over one asker's {@link ConversationSource}:
- * a local connection of the person's view, so calls take the path of every other tool.
- */
-export function conversationConnection(source: ConversationSource): LocalConnection {
-  return hostLocalConnection(
-    {
-      tools: [historyTool],
-      async call(_tool, args) {
-        const conversations = await source.mine({
-          threads: clamp(args.conversations, 1, 20, 5),
-          messagesPerThread: clamp(args.messages_per_conversation, 1, 50, 10),
-        });
-        return {
-          content: [{ type: 'text', text: historyText(conversations) }],
-          structuredContent: {
-            conversations: conversations.map((conversation) => ({
-              place: conversation.place,
-              lastAt: conversation.lastAt.toISOString(),
-              messages: conversation.messages.map((message) => ({
-                role: message.role,
-                at: message.at.toISOString(),
-                text: cut(message.text, maxToolMessage),
-              })),
-            })),
-          },
-          isError: false,
-        };
-      },
+/** The host's conversation tool, `host__get_conversation_history`, over one asker's {@link ConversationSource}. */
+async function history(source: ConversationSource, args: Record<string, unknown>) {
+  const conversations = await source.mine({
+    threads: clamp(args.conversations, 1, 20, 5),
+    messagesPerThread: clamp(args.messages_per_conversation, 1, 50, 10),
+  });
+  return {
+    content: [{ type: 'text', text: historyText(conversations) }],
+    structuredContent: {
+      conversations: conversations.map((conversation) => ({
+        place: conversation.place,
+        lastAt: conversation.lastAt.toISOString(),
+        messages: conversation.messages.map((message) => ({
+          role: message.role,
+          at: message.at.toISOString(),
+          text: cut(message.text, maxToolMessage),
+        })),
+      })),
     },
-    [historyTool],
-  );
+    isError: false,
+  };
 }
 
 /** The host's summary prompt, `host/summarize_conversation`. */
-export const summaryPrompt: PromptEntry = {
-  server: hostServerName,
+const summaryPrompt: HostAdditions['prompts'][number] = {
   name: conversationNames.prompt,
   title: 'Summarize a conversation',
   description:
@@ -165,7 +152,7 @@ export const summaryPrompt: PromptEntry = {
 const maxPromptText = 60_000;
 
 /** Fills the summary prompt with the thread's recorded messages. Throws {@link ConversationRefused}. */
-export async function summaryOf(source: ConversationSource, ref: string | undefined): Promise<FilledPrompt> {
+async function summaryOf(source: ConversationSource, ref: string | undefined): Promise<FilledPrompt> {
   const thread = await source.thread(ref?.trim() || undefined);
   if (thread.messages.length === 0) throw new ConversationRefused(`Nothing is recorded of ${thread.place}.`);
   let transcript = thread.messages.map((message) => messageLine(message, 4000)).join('\n');
@@ -181,19 +168,8 @@ export async function summaryOf(source: ConversationSource, ref: string | undefi
   };
 }
 
-/** The host's settings resource: the app's settings (models, limits, budgets) and the view's servers. */
-export const settingsResource: ResourceEntry = {
-  server: hostServerName,
-  uri: 'host://settings',
-  name: 'settings',
-  description:
-    'How this assistant is set up for you: its model, its limits and budgets, your servers (no secrets)',
-  mimeType: 'application/json',
-};
-
 /** The host's conversation resource: counts only, never text. */
-export const conversationResource: ResourceEntry = {
-  server: hostServerName,
+const conversationResource: HostAdditions['resources'][number] = {
   uri: conversationNames.resource,
   name: 'conversations',
   description: 'How many conversations are recorded, yours and the workspace’s (counts only)',
@@ -201,7 +177,7 @@ export const conversationResource: ResourceEntry = {
 };
 
 /** The resource's text: the counts as JSON. */
-export async function countsText(source: ConversationSource): Promise<string> {
+async function countsText(source: ConversationSource): Promise<string> {
   const counts = await source.counts();
   return JSON.stringify({
     yourThreads: counts.yourThreads,
@@ -211,4 +187,20 @@ export async function countsText(source: ConversationSource): Promise<string> {
     workspaceMessages: counts.workspaceMessages,
     ...(counts.retentionDays !== undefined ? { retentionDays: counts.retentionDays } : {}),
   });
+}
+
+/**
+ * What one asker's {@link ConversationSource} adds to their view as the host's own: the tool
+ * `host__get_conversation_history`, the prompt `host/summarize_conversation` and the resource
+ * `host://conversations` (counts only). Calls take the path of every other tool of the view.
+ */
+export function conversationAdditions(source: ConversationSource): HostAdditions {
+  return {
+    tools: [historyTool],
+    callTool: (_tool, args) => history(source, args),
+    resources: [conversationResource],
+    readResource: () => countsText(source),
+    prompts: [summaryPrompt],
+    getPrompt: (_name, args) => summaryOf(source, args.thread),
+  };
 }

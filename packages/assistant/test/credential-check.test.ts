@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { credentialProblem } from './credential-check.js';
+import { credentialProblem } from '../src/credential-check.js';
 
 describe('credentialProblem', () => {
   it('refuses control characters, values too short to be a token, and one character repeated', () => {

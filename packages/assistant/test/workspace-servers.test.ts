@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AddressAllowlist, guardedFetch, oauthStoreOver } from '@ai-assistant/host-core';
+import { guardedAgent, isRefusedAddress } from '@ai-assistant/host-core/internal';
 import { openStore, type Store } from '@ai-assistant/store';
 import { rowsMentioning, storeDatabase } from '@ai-assistant/store/testing';
 import {
@@ -20,8 +22,6 @@ import {
 } from '@ai-assistant/test-kit';
 import { fetch } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AddressAllowlist, guardedAgent, guardedFetch, isRefusedAddress } from '../src/net/address-guard.js';
-import { oauthStoreOver } from '../src/oauth/oauth-store.js';
 import { People } from '../src/people.js';
 import { WorkspaceServerError } from '../src/workspace-servers.js';
 import { echoServer, managerPool, nodeServer } from './helpers.js';

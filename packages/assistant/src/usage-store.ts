@@ -1,43 +1,11 @@
-import { nodeCrypto } from './builtins.js';
-
-/** What one turn used. */
-export interface UsageDelta {
-  questions?: number;
-  inputTokens?: number;
-  outputTokens?: number;
-  toolCalls?: number;
-}
-
-/** Totals over some days. */
-export interface UsageTotals {
-  questions: number;
-  inputTokens: number;
-  outputTokens: number;
-  toolCalls: number;
-}
-
-/** The budgets a reservation is checked against. */
-export type ReservedLimit = 'tokensPerPersonDay' | 'tokensPerWorkspaceDay' | 'toolCallsPerPersonDay';
-
-/** What a turn asks to hold while it runs (see {@link UsageStore.reserve}). */
-export interface UsageReservationRequest {
-  workspace: string;
-  person: string;
-  /** The day (YYYY-MM-DD) whose use counts. */
-  day: string;
-  /** What the turn is expected to use, held until it settles. */
-  tokens: number;
-  toolCalls: number;
-  /** The budgets to check; unset ones do not apply. */
-  limits: Partial<Record<ReservedLimit, number>>;
-  /** How long the hold lasts at most: one not settled by then (its process stopped) no longer counts. */
-  holdMs: number;
-}
-
-/** A reservation made (its id, to settle), or the budget that refused it and whether turns under way hold it. */
-export type UsageReservation =
-  | { ok: true; id: string }
-  | { ok: false; limit: ReservedLimit; inFlight: boolean };
+import { randomUUID } from 'node:crypto';
+import type {
+  ReservedLimit,
+  UsageDelta,
+  UsageReservation,
+  UsageReservationRequest,
+  UsageTotals,
+} from '@ai-assistant/store';
 
 /** Where usage is counted: `@ai-assistant/store`'s `usage` is one; {@link memoryUsageStore} another. */
 export interface UsageStore {
@@ -122,7 +90,7 @@ export function memoryUsageStore(): UsageStore {
         if (spent >= most) return { ok: false, limit, inFlight: false };
         if (spent + inFlight >= most) return { ok: false, limit, inFlight: true };
       }
-      const id = nodeCrypto().randomUUID();
+      const id = randomUUID();
       held.set(id, {
         workspace: request.workspace,
         person: request.person,

@@ -1,8 +1,11 @@
 import type { Logger } from '@ai-assistant/chat-types';
-import type { RemoteServerConfig, ServerConfig } from './config/server-types.js';
-import type { ServerStatus } from './mcp/manager-types.js';
-import type { McpHost } from './mcp-host.js';
-import type { AddressAllowlist } from './net/address-guard.js';
+import type {
+  AddressAllowlist,
+  McpHost,
+  RemoteServerConfig,
+  ServerConfig,
+  ServerStatus,
+} from '@ai-assistant/host-core';
 import {
   type ApprovalChoice,
   type PeopleAuditEntry,

@@ -1,10 +1,8 @@
+import { AuthorizationError, McpClientManager, oauthStoreOver } from '@ai-assistant/host-core';
+import { authorize, type FakeAuthOptions, startFakeAuth } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpClientManager } from '../src/mcp/client-manager.js';
-import { AuthorizationError } from '../src/oauth/authorization-error.js';
-import { oauthStoreOver } from '../src/oauth/oauth-store.js';
 import { People } from '../src/people.js';
 import { memoryPeopleStore } from './helpers.js';
-import { authorize, type FakeAuthOptions, startFakeAuth } from './oauth-fake-server.js';
 
 const person = { workspace: 'T1', user: 'U1' };
 const closers: Array<() => Promise<void>> = [];

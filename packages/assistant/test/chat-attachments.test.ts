@@ -1,8 +1,8 @@
+import { ChatService } from '@ai-assistant/host-core';
+import { ScriptedProvider } from '@ai-assistant/test-kit';
 import { describe, expect, it } from 'vitest';
-import { ChatService } from '../src/chat/chat-service.js';
 import { UsageGate } from '../src/usage.js';
 import { memoryUsageStore } from '../src/usage-store.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 const person = { workspace: 'T1', user: 'U1' };
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { McpClientManager, oauthStoreOver } from '@ai-assistant/host-core';
 import {
   type AuthorizationServer,
   followAuthorization,
@@ -8,8 +9,6 @@ import {
   startProtectedServer,
 } from '@ai-assistant/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpClientManager } from '../src/mcp/client-manager.js';
-import { oauthStoreOver } from '../src/oauth/oauth-store.js';
 import { People } from '../src/people.js';
 import { memoryPeopleStore } from './helpers.js';
 

@@ -1,10 +1,13 @@
 import type { Logger } from '@ai-assistant/chat-types';
 import { silentLogger } from '@ai-assistant/chat-types';
-import type { ConversationSource } from './mcp/conversation-tools.js';
-import type { ServerStatus } from './mcp/manager-types.js';
-import type { McpHost, McpView } from './mcp-host.js';
-import { AddressAllowlist } from './net/address-guard.js';
-import { AuthorizationError } from './oauth/authorization-error.js';
+import {
+  AddressAllowlist,
+  AuthorizationError,
+  type McpHost,
+  type McpView,
+  type ServerStatus,
+} from '@ai-assistant/host-core';
+import { type ConversationSource, conversationAdditions } from './conversation-tools.js';
 import type {
   ApprovalChoice,
   ConnectProblem,
@@ -91,7 +94,7 @@ export class People {
       ...(policies.approvals.size > 0 ? { approvals: policies.approvals } : {}),
       ...(workspaceServers.length > 0 ? { workspaceServers } : {}),
       ...(this.options.connectHint ? { connectHint: this.options.connectHint } : {}),
-      ...(turn.conversations ? { conversations: turn.conversations } : {}),
+      ...(turn.conversations ? { additions: conversationAdditions(turn.conversations) } : {}),
       ...(this.options.appSettings ? { appSettings: () => this.settingsOf(person.workspace) } : {}),
     });
   }
