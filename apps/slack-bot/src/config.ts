@@ -1,4 +1,4 @@
-import { toolChoiceFromEnvironment, wholeNumber } from '@ai-assistant/host-core';
+import { HostError, toolChoiceFromEnvironment, wholeNumber } from '@ai-assistant/host-core';
 
 /** Slack's OAuth flow, to install the app in any number of workspaces. */
 export interface OAuthConfig {
@@ -73,8 +73,11 @@ export interface BotConfig {
 }
 
 /** A variable is missing or malformed; the message names it, never its value. */
-export class BotConfigError extends Error {
+export class BotConfigError extends HostError {
   override name = 'BotConfigError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOT_CONFIG_INVALID', message, options);
+  }
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {

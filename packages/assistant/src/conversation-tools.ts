@@ -1,3 +1,4 @@
+import { HostError } from '@ai-assistant/chat-types';
 import type { FilledPrompt, HostAdditions } from '@ai-assistant/host-core';
 
 type Tool = HostAdditions['tools'][number];
@@ -39,8 +40,11 @@ export interface ConversationCounts {
 }
 
 /** A person refused a conversation they may not read (another channel's, one they took no part in). */
-export class ConversationRefused extends Error {
+export class ConversationRefused extends HostError {
   override name = 'ConversationRefused';
+  constructor(message: string) {
+    super('CONVERSATION_REFUSED', message);
+  }
 }
 
 /**

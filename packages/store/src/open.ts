@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { type Logger, silentLogger } from '@ai-assistant/chat-types';
+import { HostError, type Logger, silentLogger } from '@ai-assistant/chat-types';
 import { type Kysely, sql } from 'kysely';
 import { connectDatabase } from './engines.js';
 import { type Keyring, keyFileName, loadKeyring } from './keyring.js';
@@ -116,8 +116,11 @@ async function checkKeys(db: Kysely<Database>, keyring: Keyring, logger: Logger)
 }
 
 /** The store could not be opened (bad key, unreachable database, failed migration); the message says which. */
-export class StoreStartError extends Error {
+export class StoreStartError extends HostError {
   override name = 'StoreStartError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STORE_START_FAILED', message, options);
+  }
 }
 
 /** The secrets in the store's settings (the database password), for an app's redactor. */

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Message } from '@ai-assistant/host-core';
+import { HostError, type Message } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
 
 type WebClient = App['client'];
@@ -59,9 +59,9 @@ export function currentTurn(): RecordedTurn | undefined {
 }
 
 /** Slack refused a read for its rate limit; `retryAfterSeconds` is its Retry-After. */
-export class HistoryRateLimited extends Error {
+export class HistoryRateLimited extends HostError {
   constructor(readonly retryAfterSeconds: number) {
-    super(`Slack rate-limited the thread read (retry after ${retryAfterSeconds} s)`);
+    super('HISTORY_RATE_LIMITED', `Slack rate-limited the thread read (retry after ${retryAfterSeconds} s)`);
   }
 }
 
