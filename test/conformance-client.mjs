@@ -1,5 +1,5 @@
 // The client the MCP conformance suite drives (client mode): host-core's own McpClientManager and
-// People, as the apps use them. The suite gives the server's URL as the last argument, the scenario in
+// the assistant's People, as the apps use them. The suite gives the server's URL as the last argument, the scenario in
 // MCP_CONFORMANCE_SCENARIO and, for some, credentials in MCP_CONFORMANCE_CONTEXT. This client connects,
 // lists the tools, calls each with arguments made from its schema, and answers any elicitation by
 // accepting (the client applies the schema's defaults).
@@ -9,12 +9,8 @@
 // redirects stands in for the person's browser (the suite's authorization server approves at once),
 // and People.completeConnect takes the redirect back. client_credentials scenarios are a shared
 // connection with the operator's client in the config.
-import {
-  McpClientManager,
-  memoryOAuthStore,
-  oauthStoreOver,
-  People,
-} from '../packages/host-core/dist/index.js';
+import { People } from '../packages/assistant/dist/index.js';
+import { McpClientManager, memoryOAuthStore, oauthStoreOver } from '../packages/host-core/dist/index.js';
 
 const url = process.argv.at(-1);
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: set by the conformance suite for this program, not by turbo

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 // carries that binary, so a Node 20 machine runs it too. It is test-kit's dependency, not the root's:
 // a `node` in the root's node_modules/.bin would become every pnpm script's node.
 //
-// Every auth/* client scenario of the suite runs too, through host-core's OAuth (People.beginConnect /
+// Every auth/* client scenario of the suite runs too, through host-core's OAuth (the assistant's People.beginConnect /
 // completeConnect, or a client_credentials connection), except auth/cross-app-access-complete-flow:
 // that extension (SEP-990) trades an enterprise identity provider's ID token for an access token with
 // no person consenting, which a chat bot acting for each person with their own consent does not do.

@@ -9,6 +9,7 @@ const repoRoot = resolve(import.meta.dirname, '..');
 const sources = [
   'apps/slack-bot/src',
   'apps/cli/src',
+  'packages/assistant/src',
   'packages/host-core/src',
   'packages/llm-providers/src',
   'packages/store/src',

@@ -105,7 +105,7 @@ describe("host-core's README", () => {
     if (folder) rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
   });
 
-  it("#48 the small host of host-core's README runs as written: config, People with a store, turns, OAuth with step-up, a form, sampling, progress", async () => {
+  it("#48 the small host of host-core's README runs as written: config, a person's view with their sign-ins, turns, OAuth with step-up, a form, sampling, progress", async () => {
     // The README's two files, in a folder where the two packages are installed (as links to them).
     writeFileSync(join(folder, 'mcp_servers.json'), example('small-host config'));
     writeFileSync(join(folder, 'small-host.mjs'), example('small-host'));

@@ -1,11 +1,10 @@
+import { type People, startPeople } from '@ai-assistant/assistant';
 import {
   EnvironmentError,
   isMcpEnabled,
   loadConfiguredServers,
   McpConfigError,
-  type People,
   type ServerStatus,
-  startPeople,
 } from '@ai-assistant/host-core';
 
 /** One server's line: what would start, and with which tools. */

@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
+import type { People } from '@ai-assistant/assistant';
 import {
   type ApprovalDecision,
   type ApprovalRequest,
   type ChatService,
+  checkArguments,
   describeReason,
   firstSentence,
   type McpView,
   type Message,
-  type People,
   parsePromptArguments,
   type ToolAuditEntry,
   type ToolHost,
 } from '@ai-assistant/host-core';
-import { checkArguments } from '@ai-assistant/host-core/internal';
 import { localPerson } from './credentials.js';
 import { argumentNames, expectedArguments } from './tool-arguments.js';
 

@@ -1,12 +1,6 @@
 import { userInfo } from 'node:os';
-import {
-  type ConnectProblem,
-  type Logger,
-  memoryOAuthStore,
-  type PeopleStore,
-  type PersonRef,
-  type ToolVectorCache,
-} from '@ai-assistant/host-core';
+import type { ConnectProblem, PeopleStore, PersonRef } from '@ai-assistant/assistant';
+import { type Logger, memoryOAuthStore, type ToolVectorCache } from '@ai-assistant/host-core';
 import { type AuditEntry, openStoreFromEnvironment, type Store } from '@ai-assistant/store';
 
 /** The terminal's person: the local workspace and the operating system's user. */

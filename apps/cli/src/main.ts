@@ -2,6 +2,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { credentialProblem, type People, startPeople } from '@ai-assistant/assistant';
 import {
   type ApprovalDecision,
   type ApprovalRequest,
@@ -9,7 +10,6 @@ import {
   type ChatLoopSettings,
   ChatService,
   chatLoopFromEnvironment,
-  credentialProblem,
   defaultToolChoice,
   type ElicitationRequest,
   type EmbeddingRanker,
@@ -19,9 +19,7 @@ import {
   loadDotEnv,
   type McpView,
   type Message,
-  type People,
   Redactor,
-  startPeople,
 } from '@ai-assistant/host-core';
 import { createProviderFromEnv, defaultModels, ProviderConfigError } from '@ai-assistant/llm-providers';
 import { pino } from 'pino';

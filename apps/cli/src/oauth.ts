@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { AuthorizationError, type People, type PersonRef } from '@ai-assistant/host-core';
+import type { People, PersonRef } from '@ai-assistant/assistant';
+import { AuthorizationError } from '@ai-assistant/host-core';
 
 /** The terminal's OAuth redirect (RFC 8252 loopback): `http://127.0.0.1:<OAUTH_CALLBACK_PORT>/callback`. */
 export function loopbackRedirect(env: NodeJS.ProcessEnv): { port: number; url: string } {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { McpClientManager, People } from '@ai-assistant/host-core';
+import { People } from '@ai-assistant/assistant';
+import { McpClientManager } from '@ai-assistant/host-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeLine } from '../src/commands.js';
 

@@ -1,4 +1,5 @@
-import type { ChatService, Logger, People } from '@ai-assistant/host-core';
+import type { People } from '@ai-assistant/assistant';
+import type { ChatService, Logger } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { InstallProvider } from '@slack/oauth';

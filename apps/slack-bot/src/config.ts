@@ -1,4 +1,9 @@
-import { type ChatLoopSettings, chatLoopFromEnvironment, wholeNumber } from '@ai-assistant/host-core';
+import {
+  type ChatLoopSettings,
+  chatLoopFromEnvironment,
+  HostError,
+  wholeNumber,
+} from '@ai-assistant/host-core';
 
 /** Slack's OAuth flow, to install the app in any number of workspaces. */
 export interface OAuthConfig {
@@ -67,8 +72,11 @@ export interface BotConfig {
 }
 
 /** A variable is missing or malformed; the message names it, never its value. */
-export class BotConfigError extends Error {
+export class BotConfigError extends HostError {
   override name = 'BotConfigError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOT_CONFIG_INVALID', message, options);
+  }
 }
 
 /** A yes/no variable (`true`, `1`, `yes`, `on`, any case); unset or blank gives `fallback`. */

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ServerStatus } from '@ai-assistant/host-core';
+import { HostError, type ServerStatus } from '@ai-assistant/host-core';
 import type { SlackConnectionState } from './slack/slack-connection.js';
 
 /** Slack's event and interaction payloads are a few KB; anything past this is refused unread. */
@@ -153,8 +153,11 @@ export function createHttpServer(options: HttpServerOptions): Server {
 }
 
 /** The port is taken; the message names it and the variable that moves it. */
-export class PortInUseError extends Error {
+export class PortInUseError extends HostError {
   override name = 'PortInUseError';
+  constructor(message: string) {
+    super('PORT_IN_USE', message);
+  }
 }
 
 /** Starts listening; a busy port is an error that names it and the variable that moves it. */

@@ -1,26 +1,32 @@
 #!/usr/bin/env node
+import { type People, startPeople } from '@ai-assistant/assistant';
 import {
   ChatService,
-  EnvironmentError,
   embeddingRanker,
   environmentSecrets,
+  HostError,
   loadDotEnv,
-  McpConfigError,
-  type People,
   Redactor,
-  startPeople,
 } from '@ai-assistant/host-core';
-import { createProviderFromEnv, defaultModels, ProviderConfigError } from '@ai-assistant/llm-providers';
-import { openStoreFromEnvironment, type Store, StoreStartError, storeSecrets } from '@ai-assistant/store';
+import { createProviderFromEnv, defaultModels } from '@ai-assistant/llm-providers';
+import { openStoreFromEnvironment, type Store, storeSecrets } from '@ai-assistant/store';
 import { createSlackBot, type SlackBot } from './app.js';
-import { BotConfigError, readBotConfig } from './config.js';
-import { PortInUseError } from './http-server.js';
+import { readBotConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { oauthOptions, operatorHooks } from './operations.js';
 import { auditRetentionDays, pruneAuditDaily } from './slack/audit.js';
 import { connectCommand } from './slack/people.js';
-import { SlackStartError } from './slack/slack-connection.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
+
+/** Start-up problems whose message tells the operator what to fix: logged as such, without a stack. */
+const startProblems = new Set<string>([
+  'BOT_CONFIG_INVALID',
+  'LLM_NOT_CONFIGURED',
+  'MCP_CONFIG_INVALID',
+  'ENVIRONMENT_INVALID',
+  'PORT_IN_USE',
+  'STORE_START_FAILED',
+]);
 
 /** Starts the Slack app from the environment; resolves once it is listening. */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -100,7 +106,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     await bot.start();
   } catch (error) {
     if (stopping) return;
-    if (error instanceof SlackStartError) {
+    if (error instanceof HostError && error.code === 'SLACK_START_FAILED') {
       // Kept running: /healthz answers 503 with the reason until the operator fixes it and restarts.
       logger.error(
         {},
@@ -108,13 +114,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       );
       return;
     }
-    const known =
-      error instanceof BotConfigError ||
-      error instanceof ProviderConfigError ||
-      error instanceof McpConfigError ||
-      error instanceof EnvironmentError ||
-      error instanceof PortInUseError ||
-      error instanceof StoreStartError;
+    const known = error instanceof HostError && startProblems.has(error.code);
     logger.error({ error }, known ? `cannot start: ${(error as Error).message}` : 'cannot start');
     await bot?.stop(0).catch(() => undefined);
     await people?.close();

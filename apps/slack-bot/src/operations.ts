@@ -1,11 +1,11 @@
 import {
-  type ChatServiceOptions,
   type PeopleOptions,
   type StartPeopleOptions,
   UsageGate,
   usageLimitsFromEnv,
   workspaceLimitsOf,
-} from '@ai-assistant/host-core';
+} from '@ai-assistant/assistant';
+import type { ChatServiceOptions } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 
 /**

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { ChatService, type People, startPeople } from '@ai-assistant/host-core';
+import { type People, startPeople } from '@ai-assistant/assistant';
+import { ChatService } from '@ai-assistant/host-core';
 import { OpenAIProvider } from '@ai-assistant/llm-providers';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { openStore, type Store } from '@ai-assistant/store';

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
+import { ScriptedProvider } from '@ai-assistant/test-kit';
 import { it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { descendantsOf } from '../src/mcp/process-tree.js';
 import { fixtures, nodeServer, weatherServer } from '../test/helpers.js';
-import { ScriptedProvider } from '../test/scripted-provider.js';
 import { printTable } from './table.js';
 
 function peakRssMiB(pid: number): number {

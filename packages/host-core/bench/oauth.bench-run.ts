@@ -1,6 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { followAuthorization, startAuthorizationServer, startProtectedServer } from '@ai-assistant/test-kit';
+import {
+  authorize,
+  followAuthorization,
+  startAuthorizationServer,
+  startFakeAuth,
+  startProtectedServer,
+} from '@ai-assistant/test-kit';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { it } from 'vitest';
@@ -9,7 +15,6 @@ import { McpClientManager } from '../src/mcp/client-manager.js';
 import { OAuthService } from '../src/oauth/oauth-service.js';
 import { memoryOAuthStore } from '../src/oauth/oauth-store.js';
 import { Redactor } from '../src/redaction.js';
-import { authorize, startFakeAuth } from '../test/oauth-fake-server.js';
 import { percentile, printTable, verdict } from './table.js';
 
 /** A loopback MCP server that answers only requests with a bearer token the fake AS issued. */

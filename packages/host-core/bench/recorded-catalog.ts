@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ToolDefinition } from '@ai-assistant/chat-types';
 import type { ToolOrigin } from '../src/choice/tool-search.js';
 import { encodeToolName } from '../src/mcp/tool-names.js';
-import type { ToolDefinition } from '../src/types.js';
 
 export const fixtures = join(import.meta.dirname, 'fixtures');
 

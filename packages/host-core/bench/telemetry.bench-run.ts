@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ScriptedProvider } from '@ai-assistant/test-kit';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -7,7 +8,6 @@ import { it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { fixtures, nodeServer } from '../test/helpers.js';
-import { ScriptedProvider } from '../test/scripted-provider.js';
 import { percentile, printTable, verdict } from './table.js';
 
 it('tracing cost per turn', async () => {

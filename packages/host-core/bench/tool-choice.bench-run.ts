@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ToolDefinition } from '@ai-assistant/chat-types';
 import { it } from 'vitest';
 import { ToolChooser, type ToolOffer } from '../src/choice/tool-choice.js';
-import type { ToolDefinition } from '../src/types.js';
 import { fixtures, recordedCatalog } from './recorded-catalog.js';
 import { percentile, printTable, verdict } from './table.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
+import { HostError } from '@ai-assistant/chat-types';
 import { defaultAnswerTimeoutMs } from './chat/answer-deadline.js';
 import type { ChatServiceOptions } from './chat/chat-types.js';
-import { HostError } from './errors.js';
 
 /** A variable is malformed; the message names it, never its value. */
 export class EnvironmentError extends HostError {

@@ -1,3 +1,24 @@
+// The neutral chat types, the logger and the error base are @ai-assistant/chat-types'; a host needs them
+// beside this package, so they are exported here too.
+export {
+  type CompletionOptions,
+  HostError,
+  type HostErrorCode,
+  type ImageContent,
+  type JsonSchema,
+  type LLMProvider,
+  type LLMResponse,
+  type Logger,
+  type Message,
+  type StopReason,
+  silentLogger,
+  type ToolCall,
+  type ToolDefinition,
+  type ToolFile,
+  type ToolHints,
+  type ToolResult,
+  type Usage,
+} from '@ai-assistant/chat-types';
 export {
   type ApprovalDecision,
   type ApprovalRequest,
@@ -11,6 +32,7 @@ export {
   type ToolAuditEntry,
   type TraceEntry,
 } from './chat/chat-service.js';
+export type { UsagePolicy } from './chat/chat-types.js';
 export {
   type Embedder,
   EmbeddingRanker,
@@ -50,7 +72,6 @@ export {
   type StdioServerConfig,
   type TransportKind,
 } from './config/mcp-config.js';
-export { credentialProblem, minimumCredentialLength } from './credential-check.js';
 export {
   type ChatLoopSettings,
   chatLoopFromEnvironment,
@@ -58,14 +79,8 @@ export {
   loadDotEnv,
   wholeNumber,
 } from './environment.js';
-export {
-  CancelledError,
-  HostError,
-  type HostErrorCode,
-  ToolCallError,
-  type ToolCallErrorDetails,
-} from './errors.js';
-export { type Logger, silentLogger } from './logger.js';
+export { CancelledError, ToolCallError, type ToolCallErrorDetails } from './errors.js';
+export { capResponse, ResponseTooLargeError } from './mcp/capped-response.js';
 export {
   type AutoContextTool,
   type CallToolOptions,
@@ -82,21 +97,13 @@ export {
   type ServerStatus,
   type ToolCallOutcome,
 } from './mcp/client-manager.js';
-export {
-  type ConversationCounts,
-  ConversationRefused,
-  type ConversationSource,
-  type PastConversation,
-  type PastMessage,
-  type RecordedThread,
-} from './mcp/conversation-tools.js';
-export { type Person, serverEnabled } from './mcp/person.js';
+export { type HostAdditions, type Person, serverEnabled } from './mcp/person.js';
 export type { PersonalPoolOptions, PersonKey } from './mcp/personal-pool.js';
 export { parsePromptArguments } from './mcp/prompt-arguments.js';
 export { type StartMcpOptions, startMcpFromEnvironment } from './mcp/start-mcp.js';
 export type { ToolCatalogCache } from './mcp/tool-catalog-cache.js';
 export type { McpHost, McpView } from './mcp-host.js';
-export { AddressAllowlist, RefusedAddressError } from './net/address-guard.js';
+export { AddressAllowlist, checkAddress, guardedFetch, RefusedAddressError } from './net/address-guard.js';
 export { AuthorizationError } from './oauth/authorization-error.js';
 export type { OAuthGrant } from './oauth/grant.js';
 export type { OAuthOptions, OAuthService } from './oauth/oauth-service.js';
@@ -106,21 +113,7 @@ export {
   type OAuthStore,
   oauthStoreOver,
 } from './oauth/oauth-store.js';
-export { People } from './people.js';
-export {
-  type ApprovalChoice,
-  type ConnectProblem,
-  type PeopleAuditEntry,
-  type PeopleOptions,
-  type PeopleStore,
-  type PersonRef,
-  type WorkspaceServer,
-  type WorkspaceServerInput,
-  workspaceLimitNames,
-  workspaceLimitsOf,
-} from './people-types.js';
 export { environmentSecrets, Redactor } from './redaction.js';
-export { type StartPeopleOptions, startPeople } from './start-people.js';
 export type {
   ElicitationAnswer,
   ElicitationRequest,
@@ -131,41 +124,5 @@ export type {
   ToolProgress,
 } from './tool-host.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
-export { OpenApiSpecError } from './tools/openapi-tools.js';
-export type {
-  CompletionOptions,
-  ImageContent,
-  JsonSchema,
-  LLMProvider,
-  LLMResponse,
-  Message,
-  StopReason,
-  ToolCall,
-  ToolDefinition,
-  ToolFile,
-  ToolHints,
-  ToolResult,
-  Usage,
-} from './types.js';
-export {
-  effectiveLimits,
-  UsageGate,
-  type UsageLimits,
-  type UsagePerson,
-  usageLimitsFromEnv,
-  WorkspaceBudgetError,
-} from './usage.js';
-export {
-  memoryUsageStore,
-  type ReservedLimit,
-  type UsageDelta,
-  type UsageReservation,
-  type UsageReservationRequest,
-  type UsageStore,
-  type UsageTotals,
-} from './usage-store.js';
-export {
-  type WorkspaceServerAuth,
-  WorkspaceServerError,
-  type WorkspaceServerSpec,
-} from './workspace-servers.js';
+export { compileOpenApi, OpenApiSpecError } from './tools/openapi-tools.js';
+export { checkArguments } from './tools/validate-arguments.js';

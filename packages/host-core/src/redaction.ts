@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import type { Logger } from '@ai-assistant/chat-types';
 
 const secretVariable = /(_TOKEN|_KEY|_SECRET|PASSWORD)$/i;
 const minimumLength = 6;

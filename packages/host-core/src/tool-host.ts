@@ -1,4 +1,4 @@
-import type { ImageContent, JsonSchema, ToolDefinition, ToolFile } from './types.js';
+import type { ImageContent, JsonSchema, ToolDefinition, ToolFile } from '@ai-assistant/chat-types';
 
 /**
  * The seam where the chat loop meets the tools: what `ChatService` needs, and nothing more.

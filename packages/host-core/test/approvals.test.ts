@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ScriptedProvider, toolMessage } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ApprovalDecision,
@@ -9,7 +10,6 @@ import {
 import type { ServerConfig } from '../src/config/mcp-config.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { fixtures, managerPool, nodeServer } from './helpers.js';
-import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 const echo = join(fixtures, 'echo-server.mjs');
 const pool = managerPool();

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
+import { ScriptedProvider, toolMessage } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatEvent, ChatService } from '../src/chat/chat-service.js';
 import type { ServerConfig } from '../src/config/mcp-config.js';
 import { CancelledError } from '../src/errors.js';
 import { fixtures, managerPool, nodeServer, weatherServer } from './helpers.js';
-import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 const echo = join(fixtures, 'echo-server.mjs');
 const pool = managerPool();

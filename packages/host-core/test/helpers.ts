@@ -16,7 +16,6 @@ import {
 } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import type { McpClientManagerOptions } from '../src/mcp/manager-types.js';
-import type { PeopleStore } from '../src/people-types.js';
 
 export const fixtures = resolve(import.meta.dirname, 'fixtures');
 export const echoServer = join(fixtures, 'echo-server.mjs');
@@ -139,27 +138,3 @@ export const personalEcho = (env: NodeJS.ProcessEnv = {}) =>
     'mcp_servers.json',
     env,
   );
-
-/** People's credentials and workspace settings in memory. */
-export function memoryPeopleStore(): PeopleStore & { secrets: Map<string, Record<string, string>> } {
-  const secrets = new Map<string, Record<string, string>>();
-  const key = (workspace: string, user: string) => `${workspace}\u0000${user}`;
-  return {
-    secrets,
-    credentials: {
-      of: async (workspace, user) => ({ secrets: { ...(secrets.get(key(workspace, user)) ?? {}) } }),
-      list: async (workspace, user) =>
-        Object.keys(secrets.get(key(workspace, user)) ?? {}).map((server) => ({ server })),
-      put: async (workspace, user, server, secret) => {
-        secrets.set(key(workspace, user), { ...(secrets.get(key(workspace, user)) ?? {}), [server]: secret });
-      },
-      delete: async (workspace, user, server) => {
-        const mine = secrets.get(key(workspace, user)) ?? {};
-        const had = server in mine;
-        delete mine[server];
-        return had;
-      },
-    },
-    workspaces: { settings: async () => new Map(), setEnabled: async () => {} },
-  };
-}

@@ -1,7 +1,7 @@
+import { ScriptedProvider } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChatEvent, ChatService } from '../src/chat/chat-service.js';
 import { everythingEntry, managerPool, nodeServer } from './helpers.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 const tinyImage = 'mcp__everything__get-tiny-image';
 

@@ -1,11 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { join } from 'node:path';
+import { ScriptedProvider, toolMessage } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { fixtures, listenOnLoopback, recordingLogger } from './helpers.js';
-import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 const configFile = join(fixtures, 'mcp_servers.json');
 const managers: McpClientManager[] = [];

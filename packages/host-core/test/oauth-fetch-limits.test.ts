@@ -1,11 +1,11 @@
-import { recordingLogger } from '@ai-assistant/test-kit';
+import { authorize, type FakeAuthOptions, recordingLogger, startFakeAuth } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RemoteServerConfig } from '../src/config/server-types.js';
 import { AddressAllowlist } from '../src/net/address-guard.js';
 import { OAuthService } from '../src/oauth/oauth-service.js';
 import { memoryOAuthStore } from '../src/oauth/oauth-store.js';
 import { Redactor } from '../src/redaction.js';
-import { authorizationFailure, authorize, type FakeAuthOptions, startFakeAuth } from './oauth-fake-server.js';
+import { authorizationFailure } from './authorization-failure.js';
 
 const person = { workspace: 'T1', user: 'U1' };
 const closers: Array<() => Promise<void>> = [];

@@ -1,9 +1,10 @@
+import { authorize, startFakeAuth } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RemoteServerConfig } from '../src/config/server-types.js';
 import { OAuthService } from '../src/oauth/oauth-service.js';
 import { memoryOAuthStore } from '../src/oauth/oauth-store.js';
 import { Redactor } from '../src/redaction.js';
-import { authorizationFailure, authorize, startFakeAuth } from './oauth-fake-server.js';
+import { authorizationFailure } from './authorization-failure.js';
 
 const person = { workspace: 'T1', user: 'U1' };
 const redirectUrl = 'http://127.0.0.1:9/oauth/callback';

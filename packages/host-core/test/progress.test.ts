@@ -1,8 +1,8 @@
+import { ScriptedProvider, toolMessage } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChatEvent, ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { echoServer, everythingEntry, managerPool, nodeServer } from './helpers.js';
-import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 // The reference server's long-running operation sends one progress notification per step. A request
 // whose caller listens for progress (the chat loop always does) carries a progress token, and each

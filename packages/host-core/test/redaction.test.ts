@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { ScriptedProvider } from '@ai-assistant/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { Redactor } from '../src/redaction.js';
 import { fixtures, listenOnLoopback, recordingLogger } from './helpers.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 const secrets = {
   SLACK_BOT_TOKEN: 'xoxb-slack-secret-111',

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ScriptedProvider, toolMessage } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { hostToolNames, McpClientManager } from '../src/mcp/client-manager.js';
 import { everythingEntry, fixtures, knowledgeEntry, nodeServer } from './helpers.js';
-import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 const managers: McpClientManager[] = [];
 afterEach(async () => {

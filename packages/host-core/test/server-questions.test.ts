@@ -1,9 +1,9 @@
+import { ScriptedProvider, toolMessage } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChatEvent, ChatService } from '../src/chat/chat-service.js';
 import type { ApprovalRequest } from '../src/chat/chat-types.js';
 import type { ElicitationRequest } from '../src/tool-host.js';
 import { everythingEntry, managerPool, nodeServer } from './helpers.js';
-import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 const elicitTool = 'mcp__everything__trigger-elicitation-request';
 const sampleTool = 'mcp__everything__trigger-sampling-request';

@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childProcesses } from '@ai-assistant/test-kit';
+import { childProcesses, ScriptedProvider } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import type { McpClientManagerOptions } from '../src/mcp/manager-types.js';
 import { backoffDelay, defaultRestartPolicy } from '../src/mcp/supervisor.js';
 import { eventually, fixtures, nodeServer, recordingLogger } from './helpers.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 const echo = join(fixtures, 'echo-server.mjs');
 const managers: McpClientManager[] = [];

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ScriptedProvider } from '@ai-assistant/test-kit';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -11,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { fixtures, nodeServer } from './helpers.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 describe('OpenTelemetry: one trace per question, the tool span under the turn, traceparent to the server', () => {
   const exporter = new InMemorySpanExporter();

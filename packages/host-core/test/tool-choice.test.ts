@@ -1,12 +1,11 @@
 import { join } from 'node:path';
-import { catalogServerPath } from '@ai-assistant/test-kit';
+import { catalogServerPath, ScriptedProvider, toolMessage } from '@ai-assistant/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures as benchFixtures } from '../bench/recorded-catalog.js';
 import { ChatService } from '../src/chat/chat-service.js';
 import { findToolsName } from '../src/choice/tool-choice.js';
 import type { McpClientManager } from '../src/mcp/client-manager.js';
 import { managerPool, nodeServer } from './helpers.js';
-import { ScriptedProvider, toolMessage } from './scripted-provider.js';
 
 // Four real servers from the recorded catalog (github 26, gitlab 118, notion 24, stripe 22 tools: 190),
 // each a child process on the real SDK listing exactly what the real server listed.

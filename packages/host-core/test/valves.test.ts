@@ -1,10 +1,10 @@
 import { join } from 'node:path';
+import type { ToolCall } from '@ai-assistant/chat-types';
+import { ScriptedProvider } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import type { ServerConfig } from '../src/config/mcp-config.js';
-import type { ToolCall } from '../src/types.js';
 import { fixtures, managerPool, nodeServer } from './helpers.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 const echo = join(fixtures, 'echo-server.mjs');
 const pool = managerPool();

@@ -1,4 +1,4 @@
-import type { JsonSchema, Logger, ToolDefinition } from '@ai-assistant/host-core';
+import type { JsonSchema, Logger, ToolDefinition } from '@ai-assistant/chat-types';
 
 /** Keywords no vendor wants in a tool schema. */
 const alwaysDropped = ['$schema', '$id', '$comment', '$defs', 'definitions'];

@@ -1,12 +1,15 @@
-import type { LLMProvider, Logger } from '@ai-assistant/host-core';
+import type { LLMProvider, Logger } from '@ai-assistant/chat-types';
+import { HostError } from '@ai-assistant/chat-types';
 import { AnthropicProvider } from './anthropic/anthropic-provider.js';
 import { OpenAICompatibleProvider, OpenAIProvider } from './openai/openai-provider.js';
 import type { Redact } from './provider-error.js';
 
 /** The configuration is missing or wrong; the message names the variable to set, never a value. */
-export class ProviderConfigError extends Error {
+export class ProviderConfigError extends HostError {
   override name = 'ProviderConfigError';
-  readonly code = 'LLM_NOT_CONFIGURED';
+  constructor(message: string) {
+    super('LLM_NOT_CONFIGURED', message);
+  }
 }
 
 /** Default model per provider, used when `LLM_MODEL` is unset. */

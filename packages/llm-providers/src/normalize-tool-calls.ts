@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolCall } from '@ai-assistant/host-core';
+import type { ToolCall } from '@ai-assistant/chat-types';
 
 // Shared by every adapter: vendors and local servers differ in how complete their tool calls are.
 

@@ -1,3 +1,4 @@
+import { HostError } from '@ai-assistant/chat-types';
 /** Which vendor adapter raised an error. */
 export type ProviderName = 'openai' | 'anthropic' | 'gemini' | 'openai-compatible';
 
@@ -16,30 +17,31 @@ export interface LLMProviderErrorOptions {
 }
 
 /** One error type for every vendor failure: who, what status, retryable or not, and safe words for users. */
-export class LLMProviderError extends Error {
+/** What went wrong at a vendor, as programs branch on it. */
+export type LLMProviderErrorCode =
+  | 'AUTH'
+  | 'RATE_LIMITED'
+  | 'SERVER'
+  | 'TIMEOUT'
+  | 'CONNECTION'
+  | 'CONTEXT_TOO_LONG'
+  | 'NOT_FOUND'
+  | 'BAD_REQUEST'
+  | 'ABORTED';
+
+export class LLMProviderError extends HostError<LLMProviderErrorCode> {
   override name = 'LLMProviderError';
   readonly provider: ProviderName;
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly userMessage: string;
-  readonly code:
-    | 'AUTH'
-    | 'RATE_LIMITED'
-    | 'SERVER'
-    | 'TIMEOUT'
-    | 'CONNECTION'
-    | 'CONTEXT_TOO_LONG'
-    | 'NOT_FOUND'
-    | 'BAD_REQUEST'
-    | 'ABORTED';
 
   constructor(options: LLMProviderErrorOptions) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(options.code, options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.provider = options.provider;
     this.status = options.status;
     this.retryable = options.retryable;
     this.userMessage = options.userMessage;
-    this.code = options.code;
   }
 }
 

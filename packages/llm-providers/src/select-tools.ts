@@ -1,4 +1,4 @@
-import type { Logger, Message, ToolDefinition } from '@ai-assistant/host-core';
+import type { Logger, Message, ToolDefinition } from '@ai-assistant/chat-types';
 
 /** The most tools one request may carry: OpenAI rejects more than 128; the others get the same cap. */
 export const defaultMaxTools = 128;

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
+import type { Logger } from '@ai-assistant/chat-types';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Engine } from './engines.js';
-import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
 
 /** An event to claim: its id (the same on every retry of the event) and its place in a thread. */
@@ -75,7 +75,7 @@ export class Coordination {
   constructor(
     private readonly db: Kysely<Database>,
     readonly engine: Engine,
-    private readonly logger: StoreLogger,
+    private readonly logger: Logger,
   ) {}
 
   /** Starts holding this replica's liveness lock (PostgreSQL) and pruning old claims every `pruneEveryMs`. */

@@ -1,6 +1,6 @@
+import type { Logger } from '@ai-assistant/chat-types';
 import { type Kysely, sql } from 'kysely';
 import { CredentialKeyError, type Keyring } from './keyring.js';
-import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
 import type { WorkspaceSettings } from './workspaces.js';
 
@@ -37,7 +37,7 @@ export class Credentials {
     private readonly db: Kysely<Database>,
     private readonly keyring: Keyring,
     private readonly workspaces: WorkspaceSettings,
-    private readonly logger: StoreLogger,
+    private readonly logger: Logger,
   ) {}
 
   /** Stores (or replaces) a person's secret for a server, encrypted. */

@@ -20,7 +20,6 @@ export { Coordination, claimRetentionMs, type EventClaim, type ThreadTurn } from
 export { type CredentialInfo, Credentials, type PersonCredentials } from './credentials.js';
 export type { Engine } from './engines.js';
 export { CredentialKeyError, Keyring, keyFileName, keyIdOf, keyVariable, newKey } from './keyring.js';
-export { type StoreLogger, silentStoreLogger } from './logger.js';
 export {
   defaultDataDir,
   openStore,

@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StoreLogger } from './logger.js';
+import type { Logger } from '@ai-assistant/chat-types';
+import { HostError } from '@ai-assistant/chat-types';
 
 /** The variable that holds the encryption key(s): base64 of 32 random bytes, the newest first, comma-separated. */
 export const keyVariable = 'ASSISTANT_ENCRYPTION_KEY';
@@ -13,12 +14,12 @@ const ivBytes = 12;
 const format = 'v1';
 
 /** A credential that cannot be read with the configured keys. Names the server, never the secret. */
-export class CredentialKeyError extends Error {
+export class CredentialKeyError extends HostError {
   constructor(
     readonly server: string,
     detail: string,
   ) {
-    super(`the stored credential for server "${server}" cannot be read: ${detail}`);
+    super('CREDENTIAL_UNREADABLE', `the stored credential for server "${server}" cannot be read: ${detail}`);
     this.name = 'CredentialKeyError';
   }
 }
@@ -105,7 +106,7 @@ export interface KeySource {
   dataDir: string;
   /** PostgreSQL (shared by replicas): the key must come from the environment, never from a local file. */
   requireVariable: boolean;
-  logger: StoreLogger;
+  logger: Logger;
 }
 
 /** Parses `ASSISTANT_ENCRYPTION_KEY` (one key, or several comma-separated, the newest first). */

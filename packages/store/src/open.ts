@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { HostError, type Logger, silentLogger } from '@ai-assistant/chat-types';
 import { type Kysely, sql } from 'kysely';
 import { connectDatabase } from './engines.js';
 import { type Keyring, keyFileName, loadKeyring } from './keyring.js';
-import { type StoreLogger, silentStoreLogger } from './logger.js';
 import { migrate } from './migrations.js';
 import type { Database } from './schema.js';
 import { Store } from './store.js';
@@ -16,7 +16,7 @@ export interface StoreOptions {
   dataDir?: string;
   /** Where `ASSISTANT_ENCRYPTION_KEY` is read (default: process.env). */
   env?: NodeJS.ProcessEnv;
-  logger?: StoreLogger;
+  logger?: Logger;
   /** Most PostgreSQL connections at once (default 10); each answer in a thread holds one for its turn. */
   poolSize?: number;
 }
@@ -37,7 +37,7 @@ export function defaultDataDir(from: string = process.cwd()): string {
  * else PGlite in `dataDir`; runs the migrations under a lock.
  */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
-  const logger = options.logger ?? silentStoreLogger;
+  const logger = options.logger ?? silentLogger;
   const dataDir = options.dataDir ?? defaultDataDir();
   const databaseUrl = options.databaseUrl?.trim() || undefined;
   const { keyring, keyFile } = await loadKeyring({
@@ -76,7 +76,7 @@ interface KeyUse {
  * Refuses a store whose rows were encrypted with a key that is not configured (a changed
  * ASSISTANT_ENCRYPTION_KEY): started anyway, the bot would acknowledge every event and answer none.
  */
-async function checkKeys(db: Kysely<Database>, keyring: Keyring, logger: StoreLogger): Promise<void> {
+async function checkKeys(db: Kysely<Database>, keyring: Keyring, logger: Logger): Promise<void> {
   const [credentials, sealed] = await Promise.all([
     db
       .selectFrom('user_credentials')
@@ -116,8 +116,11 @@ async function checkKeys(db: Kysely<Database>, keyring: Keyring, logger: StoreLo
 }
 
 /** The store could not be opened (bad key, unreachable database, failed migration); the message says which. */
-export class StoreStartError extends Error {
+export class StoreStartError extends HostError {
   override name = 'StoreStartError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STORE_START_FAILED', message, options);
+  }
 }
 
 /** The secrets in the store's settings (the database password), for an app's redactor. */
@@ -139,7 +142,7 @@ export function storeSecrets(env: NodeJS.ProcessEnv): string[] {
  */
 export async function openStoreFromEnvironment(
   env: NodeJS.ProcessEnv,
-  logger?: StoreLogger,
+  logger?: Logger,
   options: Pick<StoreOptions, 'poolSize'> = {},
 ): Promise<Store> {
   const databaseUrl = env.DATABASE_URL?.trim();

@@ -1,3 +1,4 @@
+import type { Logger } from '@ai-assistant/chat-types';
 import { type Kysely, sql } from 'kysely';
 import { Approvals } from './approvals.js';
 import { AuditTrail } from './audit.js';
@@ -6,7 +7,6 @@ import { Coordination } from './coordination.js';
 import { Credentials } from './credentials.js';
 import type { Engine } from './engines.js';
 import type { Keyring } from './keyring.js';
-import type { StoreLogger } from './logger.js';
 import type { Database } from './schema.js';
 import { SealedRecords } from './sealed.js';
 import { ToolCatalogs } from './tool-catalogs.js';
@@ -81,7 +81,7 @@ export class Store {
     private readonly db: Kysely<Database>,
     readonly engine: Engine,
     keyring: Keyring,
-    logger: StoreLogger,
+    logger: Logger,
     /** The embedded key file, when the keys came from one. */
     readonly keyFile?: string,
     /** Gives back the embedded store's DATA_DIR lock once closed. */

@@ -28,6 +28,7 @@ export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } fr
 export { followAuthorization } from './follow-redirects.js';
 export { forms, formsServerPath, longChoices } from './forms-server.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
+export { authorize, clock, type FakeAuthOptions, startFakeAuth } from './oauth-fake-server.js';
 export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
 export { freePort, listenOnLoopback } from './ports.js';
 export { postgresBinaries, startPostgres, type TestPostgres } from './postgres.js';
@@ -36,5 +37,11 @@ export { type ProtectedServer, type ScopeOptions, startProtectedServer } from '.
 export { type RecordedLine, recordingLogger } from './recording-logger.js';
 export { recordsServerPath } from './records-server.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
+export {
+  type RecordedCall,
+  ScriptedProvider,
+  type ScriptedTurn,
+  toolMessage,
+} from './scripted-provider.js';
 export { startStatelessServer, startTokenServer, type TokenServer, tokenOf } from './token-server.js';
 export { completion, weatherModel } from './weather-model.js';

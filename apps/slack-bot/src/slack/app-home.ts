@@ -1,5 +1,5 @@
-import type { UsageLimits, UsageTotals, WorkspaceServer } from '@ai-assistant/host-core';
-import type { AuditRow } from '@ai-assistant/store';
+import type { UsageLimits, WorkspaceServer } from '@ai-assistant/assistant';
+import type { AuditRow, UsageTotals } from '@ai-assistant/store';
 import { escapeSlackText } from '../format/slack-text.js';
 import { auditLine } from './audit.js';
 import { serverStateText } from './server-state.js';

@@ -1,7 +1,17 @@
+import { HostError } from '@ai-assistant/host-core';
+
 /** Why a file was not read, in the words the answer shows. */
-export class Refused extends Error {}
+export class Refused extends HostError {
+  constructor(message: string) {
+    super('ATTACHMENT_REFUSED', message);
+  }
+}
 /** A file larger than its cap, found while downloading (Slack's `size` said less). */
-export class TooLarge extends Error {}
+export class TooLarge extends HostError {
+  constructor() {
+    super('ATTACHMENT_TOO_LARGE', 'the file is larger than its limit');
+  }
+}
 
 /**
  * Downloads a file with the workspace's bot token, only from Slack's own file host (or the API's

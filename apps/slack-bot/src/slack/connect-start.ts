@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger, PersonRef } from '@ai-assistant/host-core';
+import type { PersonRef } from '@ai-assistant/assistant';
+import type { Logger } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 
 /** What a Connect link starts: one person's sign-in to one server, at the authorization server's URL. */

@@ -3,7 +3,7 @@ import {
   type ConversationSource,
   type PastMessage,
   type PersonRef,
-} from '@ai-assistant/host-core';
+} from '@ai-assistant/assistant';
 import type { ConversationMessage, Store } from '@ai-assistant/store';
 
 /** Where a turn happens: the channel, and the thread when it is in one. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AuthorizationError, type Logger, type People, type PersonRef } from '@ai-assistant/host-core';
+import type { People, PersonRef } from '@ai-assistant/assistant';
+import { AuthorizationError, type Logger } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';

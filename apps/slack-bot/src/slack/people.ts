@@ -1,4 +1,5 @@
-import type { ConnectProblem, Logger, People, PersonRef, ServerStatus } from '@ai-assistant/host-core';
+import type { ConnectProblem, People, PersonRef } from '@ai-assistant/assistant';
+import type { Logger, ServerStatus } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
 import type { Question } from './answer.js';

@@ -1,4 +1,4 @@
-import type { WorkspaceServer } from '@ai-assistant/host-core';
+import type { WorkspaceServer } from '@ai-assistant/assistant';
 import { describe, expect, it } from 'vitest';
 import { serverStateText } from './server-state.js';
 

@@ -1,4 +1,4 @@
-import type { WorkspaceServer } from '@ai-assistant/host-core';
+import type { WorkspaceServer } from '@ai-assistant/assistant';
 import { escapeSlackText } from '../format/slack-text.js';
 
 /**

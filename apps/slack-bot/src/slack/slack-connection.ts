@@ -1,3 +1,4 @@
+import { HostError } from '@ai-assistant/host-core';
 /** The bot's link to Slack as `/healthz` shows it: `starting` until Slack has answered, then `ready`. */
 export interface SlackConnectionState {
   state: 'starting' | 'ready' | 'failed';
@@ -6,8 +7,11 @@ export interface SlackConnectionState {
 }
 
 /** Slack could not be reached or refused the bot's credentials at start-up; the message says what to fix. */
-export class SlackStartError extends Error {
+export class SlackStartError extends HostError {
   override name = 'SlackStartError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SLACK_START_FAILED', message, options);
+  }
 }
 
 // Slack's answers that mean the credential itself is wrong (docs.slack.dev: auth.test errors).

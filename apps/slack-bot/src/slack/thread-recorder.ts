@@ -1,4 +1,5 @@
-import type { ConversationSource, Logger, PersonRef } from '@ai-assistant/host-core';
+import type { ConversationSource, PersonRef } from '@ai-assistant/assistant';
+import type { Logger } from '@ai-assistant/host-core';
 import type { ConversationMessage, Store } from '@ai-assistant/store';
 import { type App, webApi } from '@slack/bolt';
 import { boltLogger } from './bolt-logger.js';

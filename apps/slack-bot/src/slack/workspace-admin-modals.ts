@@ -1,4 +1,4 @@
-import { type UsageLimits, type WorkspaceServerInput, workspaceLimitNames } from '@ai-assistant/host-core';
+import { type UsageLimits, type WorkspaceServerInput, workspaceLimitNames } from '@ai-assistant/assistant';
 import { clipEscaped, escapeSlackText } from '../format/slack-text.js';
 import { adminActions, type Block, limitLabels, option, serverFields, text } from './workspace-admin.js';
 

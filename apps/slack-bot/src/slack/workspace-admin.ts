@@ -4,7 +4,7 @@ import {
   type UsageLimits,
   type WorkspaceServer,
   workspaceLimitNames,
-} from '@ai-assistant/host-core';
+} from '@ai-assistant/assistant';
 
 /** Action ids and modal callback ids of the admins' part of the App Home. */
 export const adminActions = {

@@ -1,3 +1,5 @@
+import type { LLMProvider, LLMResponse, Message, ToolDefinition } from '@ai-assistant/chat-types';
+import { type Logger, silentLogger } from '@ai-assistant/chat-types';
 import {
   defaultToolChoice,
   findToolsName,
@@ -6,10 +8,8 @@ import {
   type TurnChoice,
 } from '../choice/tool-choice.js';
 import { CancelledError } from '../errors.js';
-import { type Logger, silentLogger } from '../logger.js';
 import { inSpan, recordMetric } from '../telemetry.js';
 import type { ToolHost } from '../tool-host.js';
-import type { LLMProvider, LLMResponse, Message, ToolDefinition } from '../types.js';
 import { AnswerDeadline, defaultAnswerTimeoutMs } from './answer-deadline.js';
 import { abortable } from './cancellation.js';
 import type { ChatEvent, ChatServiceOptions, RespondInput, RespondResult, TraceEntry } from './chat-types.js';

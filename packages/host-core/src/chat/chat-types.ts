@@ -1,9 +1,31 @@
+import type {
+  ImageContent,
+  LLMProvider,
+  Logger,
+  Message,
+  ToolFile,
+  ToolHints,
+} from '@ai-assistant/chat-types';
 import type { SemanticRanker, ToolChoiceSettings } from '../choice/tool-choice.js';
-import type { Logger } from '../logger.js';
 import type { ElicitationAnswer, ElicitationRequest, RequestTokens, ToolHost } from '../tool-host.js';
-import type { ImageContent, LLMProvider, Message, ToolFile, ToolHints } from '../types.js';
-import type { UsageGate } from '../usage.js';
 import type { SamplingLimits } from './server-questions.js';
+
+/**
+ * Budgets and rates, as the loop consults them (the assistant's `UsageGate` is one): whether a person's
+ * turn may start, and afterwards what it used (a failed or cancelled turn's too).
+ */
+export interface UsagePolicy {
+  /** Whether the person may ask now, else the words to tell them; `reservation` goes back to `record`. */
+  admit(person: {
+    workspace: string;
+    user: string;
+  }): Promise<{ ok: true; reservation?: string } | { ok: false; message: string }>;
+  record(
+    person: { workspace: string; user: string },
+    used: { questions?: number; inputTokens?: number; outputTokens?: number; toolCalls?: number },
+    reservation?: string,
+  ): Promise<void>;
+}
 
 /** Progress of one turn, reported as it happens. */
 export type ChatEvent =
@@ -201,7 +223,7 @@ export interface ChatServiceOptions {
    * Budgets and the per-person rate: a turn they refuse gets their words as its answer, and the model
    * is not called; each turn's tokens, tool calls and question are counted.
    */
-  usage?: UsageGate;
+  usage?: UsagePolicy;
   /** Called once per tool call of a turn with who, what (redacted, cut), the approval and the outcome. */
   audit?: (entry: ToolAuditEntry) => void | Promise<void>;
   /** The audit's clock (default the real one). */

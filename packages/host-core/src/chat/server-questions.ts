@@ -1,3 +1,4 @@
+import type { LLMProvider, Message } from '@ai-assistant/chat-types';
 import type {
   CallToolOptions,
   ElicitationAnswer,
@@ -5,7 +6,6 @@ import type {
   SamplingAnswer,
   SamplingRequest,
 } from '../tool-host.js';
-import type { LLMProvider, Message } from '../types.js';
 import type { ApprovalDecision, ApprovalRequest, ChatEvent } from './chat-types.js';
 
 /** How much a turn's servers may ask of its model (`sampling/createMessage`). */

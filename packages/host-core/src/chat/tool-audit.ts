@@ -1,5 +1,5 @@
+import type { ToolCall } from '@ai-assistant/chat-types';
 import type { ToolHost } from '../tool-host.js';
-import type { ToolCall } from '../types.js';
 import type { ToolAuditEntry, TraceEntry } from './chat-types.js';
 import type { TurnToolsOptions } from './turn-tools.js';
 

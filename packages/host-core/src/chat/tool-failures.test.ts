@@ -1,6 +1,6 @@
+import { silentLogger } from '@ai-assistant/chat-types';
 import { describe, expect, it } from 'vitest';
 import { ToolCallError } from '../errors.js';
-import { silentLogger } from '../logger.js';
 import type { ToolHost } from '../tool-host.js';
 import type { ChatEvent } from './chat-types.js';
 import { describeFailure } from './tool-failures.js';

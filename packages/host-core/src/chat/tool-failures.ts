@@ -1,7 +1,7 @@
-import { HostError, ToolCallError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger, ToolDefinition } from '@ai-assistant/chat-types';
+import { HostError } from '@ai-assistant/chat-types';
+import { ToolCallError } from '../errors.js';
 import type { ToolHost } from '../tool-host.js';
-import type { ToolDefinition } from '../types.js';
 import type { ChatEvent } from './chat-types.js';
 
 /** What describing a failure needs of the turn. */

@@ -1,9 +1,9 @@
-import { CancelledError, HostError, ToolCallError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { ImageContent, Logger, Message, ToolCall, ToolDefinition } from '@ai-assistant/chat-types';
+import { HostError } from '@ai-assistant/chat-types';
+import { CancelledError, ToolCallError } from '../errors.js';
 import { inSpan, recordMetric } from '../telemetry.js';
 import type { CallToolOptions, RequestTokens, ToolHost } from '../tool-host.js';
 import { checkArguments } from '../tools/validate-arguments.js';
-import type { ImageContent, Message, ToolCall, ToolDefinition } from '../types.js';
 import { autoContextSections } from './auto-context.js';
 import type { ChatEvent, RespondInput, ToolAuditEntry, TraceEntry } from './chat-types.js';
 import { recordToolAudit } from './tool-audit.js';

@@ -1,4 +1,4 @@
-import type { Message } from '../types.js';
+import type { Message } from '@ai-assistant/chat-types';
 import type { RespondInput } from './chat-types.js';
 
 // The person's question as it reaches the model: what they attached, then the images a model reads.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type Logger, silentLogger } from '../logger.js';
-import type { LLMProvider, ToolDefinition } from '../types.js';
+import type { LLMProvider, ToolDefinition } from '@ai-assistant/chat-types';
+import { HostError, type Logger, silentLogger } from '@ai-assistant/chat-types';
 import type { SemanticRanker } from './tool-choice.js';
 import type { ToolOrigin } from './tool-search.js';
 
@@ -66,7 +66,11 @@ function dot(left: Float32Array, right: Float32Array): number {
 }
 
 /** The tools' vectors are still being computed: not a failure, this turn just does without them. */
-class StillEmbedding extends Error {}
+class StillEmbedding extends HostError {
+  constructor() {
+    super('EMBEDDINGS_PENDING', 'the tools’ vectors are still being computed');
+  }
+}
 
 /**
  * Ranks tools by meaning with the provider's embeddings endpoint: cosine similarity between the question

@@ -1,4 +1,4 @@
-import type { Message, ToolDefinition } from '../types.js';
+import type { Message, ToolDefinition } from '@ai-assistant/chat-types';
 import { type ToolMatch, type ToolOrigin, ToolSearchIndex } from './tool-search.js';
 
 /** How many tools a request carries. */

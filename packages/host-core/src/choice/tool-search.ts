@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../types.js';
+import type { ToolDefinition } from '@ai-assistant/chat-types';
 import { isLoanword, soundSkeleton, terms, vocabularyTerms } from './words.js';
 
 /** What the index reads of one tool besides its definition: the server it belongs to and its own name. */

@@ -1,5 +1,5 @@
+import { HostError } from '@ai-assistant/chat-types';
 import { z } from 'zod';
-import { HostError } from '../errors.js';
 import type { TransportKind } from './mcp-config.js';
 
 // The shape of one `mcpServers` entry: fields, their accepted aliases, and the words an error uses.

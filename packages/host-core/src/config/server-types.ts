@@ -1,6 +1,6 @@
+import type { JsonSchema } from '@ai-assistant/chat-types';
 import type { AddressAllowlist } from '../net/address-guard.js';
 import type { CompiledOpenApi } from '../tools/openapi-tools.js';
-import type { JsonSchema } from '../types.js';
 
 /** The kinds of server the host can use. */
 export type TransportKind = 'stdio' | 'http' | 'sse' | 'builtin' | 'openapi';

@@ -1,7 +1,10 @@
 /** A response body that grew past the host's cap (`max_response_bytes`). */
-export class ResponseTooLargeError extends Error {
+import { HostError } from '@ai-assistant/chat-types';
+export class ResponseTooLargeError extends HostError {
   override name = 'ResponseTooLargeError';
-  readonly code = 'RESPONSE_TOO_LARGE';
+  constructor(message: string) {
+    super('RESPONSE_TOO_LARGE', message);
+  }
 }
 
 /**

@@ -1,9 +1,8 @@
+import type { Logger, ToolDefinition } from '@ai-assistant/chat-types';
 import type { RemoteServerConfig, ServerConfig } from '../config/mcp-config.js';
-import type { Logger } from '../logger.js';
 import type { McpView } from '../mcp-host.js';
 import type { OAuthService } from '../oauth/oauth-service.js';
 import type { Redactor } from '../redaction.js';
-import type { ToolDefinition } from '../types.js';
 import { promptsOf, resourceServersOf, resourcesOf, templatesOf } from './catalog.js';
 import {
   type Connection,

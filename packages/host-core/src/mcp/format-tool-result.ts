@@ -1,4 +1,4 @@
-import type { ImageContent, ToolFile } from '../types.js';
+import type { ImageContent, ToolFile } from '@ai-assistant/chat-types';
 
 /** Default size limit of one tool result handed to the model, in characters. */
 export const defaultResultBudget = 20_000;

@@ -1,3 +1,4 @@
+import { HostError } from '@ai-assistant/chat-types';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { BuiltinServerConfig, OpenApiServerConfig } from '../config/mcp-config.js';
 import { guardedAgent } from '../net/address-guard.js';
@@ -23,10 +24,11 @@ export interface LocalServer {
 }
 
 /** Placeholders a request could not fill: the tool needs credentials nobody supplied. */
-export class MissingCredentialsError extends Error {
+export class MissingCredentialsError extends HostError {
   override name = 'MissingCredentialsError';
   constructor(readonly placeholders: string[]) {
     super(
+      'MISSING_CREDENTIALS',
       `needs credentials that were not supplied: ${placeholders.map((name) => `\${${name}}`).join(', ')}`,
     );
   }

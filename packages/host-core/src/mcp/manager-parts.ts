@@ -1,4 +1,4 @@
-import { silentLogger } from '../logger.js';
+import { silentLogger } from '@ai-assistant/chat-types';
 import { OAuthService } from '../oauth/oauth-service.js';
 import { environmentSecrets, Redactor } from '../redaction.js';
 import { version } from '../version.js';

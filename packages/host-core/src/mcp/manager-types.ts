@@ -1,5 +1,5 @@
+import type { Logger } from '@ai-assistant/chat-types';
 import type { ApprovalPolicy, ServerConfig } from '../config/mcp-config.js';
-import type { Logger } from '../logger.js';
 import type { OAuthOptions } from '../oauth/oauth-service.js';
 import type { Redactor } from '../redaction.js';
 import type { PersonalPoolOptions } from './personal-pool.js';

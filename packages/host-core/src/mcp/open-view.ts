@@ -1,5 +1,5 @@
+import type { Logger } from '@ai-assistant/chat-types';
 import type { ServerConfig } from '../config/mcp-config.js';
-import type { Logger } from '../logger.js';
 import type { McpView } from '../mcp-host.js';
 import {
   type Connection,

@@ -1,18 +1,8 @@
+import type { ToolDefinition } from '@ai-assistant/chat-types';
 import type { ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
 import { grantSecrets, parseGrant } from '../oauth/grant.js';
-import type { ToolDefinition } from '../types.js';
 import type { Connection } from './connection.js';
-import {
-  type ConversationSource,
-  conversationConnection,
-  conversationNames,
-  conversationResource,
-  countsText,
-  settingsResource,
-  summaryOf,
-  summaryPrompt,
-} from './conversation-tools.js';
 import { credentialsNeeded, toolNotFound } from './errors.js';
 import type { RequestTokens } from './header-templates.js';
 import type {
@@ -26,8 +16,8 @@ import type {
   ToolCallOutcome,
 } from './manager-types.js';
 import { type OwnServer, ownServerNotes, ownServers, ownUnavailable } from './own-servers.js';
-import { type Person, serverEnabled, type ViewSource } from './person.js';
-import { hostConnection, hostServerName } from './resource-tools.js';
+import { type HostAdditions, type Person, serverEnabled, type ViewSource } from './person.js';
+import { hostConnection, hostLocalConnection, hostServerName, settingsResource } from './resource-tools.js';
 import { autoContextTools, listedStates, needsApproval, ToolIndex } from './tool-index.js';
 
 /**
@@ -51,8 +41,17 @@ export class PersonView implements McpView {
     this.byName = new Map(source.configs().map((config) => [config.name, config]));
     // The operator's shared tools keep their names: a person's or workspace's tool that reads alike is
     // left out (a catalog server's own connections come first, so they win over a workspace's).
+    const added = person.additions;
     this.index.rebuild(
-      person.conversations ? [...personal, conversationConnection(person.conversations)] : personal,
+      added?.tools.length
+        ? [
+            ...personal,
+            hostLocalConnection(
+              { tools: added.tools, call: (tool, args) => added.callTool(tool, args) },
+              added.tools,
+            ),
+          ]
+        : personal,
       (fields, message) => source.warn(fields, message),
       (name) => source.shared.resolveTool(name) !== undefined,
     );
@@ -79,7 +78,7 @@ export class PersonView implements McpView {
     const shared = this.source.shared.listResources().filter((entry) => this.enabled(entry.server));
     return [
       ...shared,
-      ...(this.person.conversations ? [conversationResource] : []),
+      ...(this.person.additions?.resources ?? []).map((entry) => ({ ...entry, server: hostServerName })),
       ...(this.person.appSettings ? [settingsResource] : []),
     ];
   }
@@ -108,12 +107,16 @@ export class PersonView implements McpView {
 
   listPrompts(): PromptEntry[] {
     const shared = this.source.shared.listPrompts().filter((entry) => this.enabled(entry.server));
-    return this.person.conversations ? [...shared, summaryPrompt] : shared;
+    const added = (this.person.additions?.prompts ?? []).map((entry) => ({
+      ...entry,
+      server: hostServerName,
+    }));
+    return [...shared, ...added];
   }
 
-  /** The host's own conversations, when the app gave this view some and `server` is the host. */
-  private conversationsOf(server: string): ConversationSource | undefined {
-    return server === hostServerName ? this.person.conversations : undefined;
+  /** What the app added to this view, when `server` is the host. */
+  private additionsOf(server: string): HostAdditions | undefined {
+    return server === hostServerName ? this.person.additions : undefined;
   }
 
   /** A server this view may reach: configured, not the host's own, and enabled for the workspace. */
@@ -122,9 +125,9 @@ export class PersonView implements McpView {
   }
 
   async readResource(server: string, uri: string, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
-    const conversations = this.conversationsOf(server);
-    if (conversations && uri === conversationNames.resource)
-      return { text: await countsText(conversations), isError: false, server, tool: 'read_resource' };
+    const added = this.additionsOf(server);
+    if (added?.resources.some((entry) => entry.uri === uri))
+      return { text: await added.readResource(uri), isError: false, server, tool: 'read_resource' };
     const appSettings = server === hostServerName ? this.person.appSettings : undefined;
     if (appSettings && uri === settingsResource.uri)
       return {
@@ -144,8 +147,8 @@ export class PersonView implements McpView {
     args: Record<string, string> = {},
     options: CallToolOptions = {},
   ): Promise<FilledPrompt> {
-    const conversations = this.conversationsOf(server);
-    if (conversations && name === conversationNames.prompt) return summaryOf(conversations, args.thread);
+    const added = this.additionsOf(server);
+    if (added?.prompts.some((entry) => entry.name === name)) return added.getPrompt(name, args);
     this.reachable(server, `prompt ${name}`);
     const filled = await this.source.shared.getPrompt(server, name, args, this.optionsFor(server, options));
     return {
@@ -162,7 +165,7 @@ export class PersonView implements McpView {
     context: Record<string, string> = {},
     options: CallToolOptions = {},
   ): Promise<string[]> {
-    if (this.conversationsOf(server) && prompt === conversationNames.prompt) return [];
+    if (this.additionsOf(server)?.prompts.some((entry) => entry.name === prompt)) return [];
     this.reachable(server, `prompt ${prompt}`);
     const values = await this.source.shared.completePromptArgument(
       server,

@@ -1,8 +1,15 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
 import type { Connection } from './connection.js';
-import type { ConversationSource } from './conversation-tools.js';
-import type { CallToolOptions, ToolCallOutcome } from './manager-types.js';
+import type { RawToolResult } from './format-tool-result.js';
+import type {
+  CallToolOptions,
+  FilledPrompt,
+  PromptEntry,
+  ResourceEntry,
+  ToolCallOutcome,
+} from './manager-types.js';
 
 /** Who is asking, for one turn: their credentials and their workspace's server settings. */
 export interface Person {
@@ -15,11 +22,10 @@ export interface Person {
   /** How this person connects a server, for the model to tell them (e.g. "/assistant connect github"). */
   connectHint?: (server: string) => string;
   /**
-   * What the app recorded of this person's conversations in the workspace: the host then offers
-   * `host__get_conversation_history`, the prompt `host/summarize_conversation` and the resource
-   * `host://conversations` (counts only).
+   * What the app adds to this person's view as the host's own server (`host`): tools, resources and
+   * prompts of its own, for this turn only (e.g. the person's past conversations).
    */
-  conversations?: ConversationSource;
+  additions?: HostAdditions;
   /**
    * The app's settings as people may read them (models, limits, budgets; never a secret): the host then
    * offers the resource `host://settings`, with the servers this view has added to them.
@@ -36,6 +42,24 @@ export interface Person {
    * workspace's own servers the admins' applies.
    */
   approvals?: ReadonlyMap<string, 'auto' | 'writes' | 'always'>;
+}
+
+/**
+ * Tools, resources and prompts an app adds to one person's view as the host's own server (`host`),
+ * beside its MCP servers': the view lists them, calls them on the path every tool takes (approval,
+ * deadline, redaction of the person's secrets) and reads them for that person only.
+ */
+export interface HostAdditions {
+  /** MCP tool definitions; offered to the model as `host__<name>`. */
+  tools: Tool[];
+  /** Runs one of `tools`; answers as an MCP server would (`content`, `structuredContent`, `isError`). */
+  callTool(name: string, args: Record<string, unknown>): Promise<RawToolResult>;
+  resources: Array<Omit<ResourceEntry, 'server'>>;
+  /** One of `resources` as text. */
+  readResource(uri: string): Promise<string>;
+  prompts: Array<Omit<PromptEntry, 'server'>>;
+  /** One of `prompts` filled with `args`. */
+  getPrompt(name: string, args: Record<string, string>): Promise<FilledPrompt>;
 }
 
 /** What a {@link PersonView} needs from the manager. */

@@ -1,5 +1,5 @@
+import { HostError } from '@ai-assistant/chat-types';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { HostError } from '../errors.js';
 import { AuthorizationError } from '../oauth/authorization-error.js';
 import {
   credentialsNeeded,
@@ -28,7 +28,7 @@ export function describeError(error: unknown): string {
  * the token is good but does not reach this far. Thrown from the transport's fetch, so the SDK does
  * not try to refresh its way out (a refresh never adds scope); the person connects again instead.
  */
-export class InsufficientScopeError extends Error {
+export class InsufficientScopeError extends HostError {
   override name = 'InsufficientScopeError';
   constructor(
     readonly server: string,
@@ -36,6 +36,7 @@ export class InsufficientScopeError extends Error {
     description: string | undefined,
   ) {
     super(
+      'MISSING_CREDENTIALS',
       `the server asks for more permission${scope ? ` (scope "${scope}")` : ''}${description ? `: ${description.slice(0, 200)}` : ''}`,
     );
   }

@@ -114,3 +114,13 @@ export function hostLocalConnection(local: LocalServer, tools: LocalServer['tool
     toolName: (tool) => `${hostServerName}__${tool}`,
   };
 }
+
+/** The host's settings resource: the app's settings (models, limits, budgets) and the view's servers. */
+export const settingsResource: ResourceEntry = {
+  server: hostServerName,
+  uri: 'host://settings',
+  name: 'settings',
+  description:
+    'How this assistant is set up for you: its model, its limits and budgets, your servers (no secrets)',
+  mimeType: 'application/json',
+};

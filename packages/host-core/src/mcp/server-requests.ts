@@ -1,3 +1,4 @@
+import type { JsonSchema, Logger } from '@ai-assistant/chat-types';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   type ClientCapabilities,
@@ -9,8 +10,6 @@ import {
   McpError,
   ProgressNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../logger.js';
-import type { JsonSchema } from '../types.js';
 import type { McpConnection } from './connection.js';
 import type { RequestDeadline } from './deadline.js';
 

@@ -1,6 +1,6 @@
+import { silentLogger } from '@ai-assistant/chat-types';
 import { isMcpEnabled, loadConfiguredServers } from '../config/mcp-config.js';
 import { wholeNumber } from '../environment.js';
-import { silentLogger } from '../logger.js';
 import { McpClientManager, type McpClientManagerOptions } from './client-manager.js';
 
 /** Options of {@link startMcpFromEnvironment}. */

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '@ai-assistant/chat-types';
 import { type ConnectionContext, type McpConnection, openConnection, shutDown } from './connection.js';
 import { visibleTools } from './tool-index.js';
 

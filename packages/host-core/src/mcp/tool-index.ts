@@ -1,7 +1,6 @@
+import type { JsonSchema, Logger, ToolDefinition, ToolHints } from '@ai-assistant/chat-types';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalPolicy } from '../config/mcp-config.js';
-import type { Logger } from '../logger.js';
-import type { JsonSchema, ToolDefinition, ToolHints } from '../types.js';
 import type { Connection } from './connection.js';
 import type { AutoContextTool, ResolvedTool } from './manager-types.js';
 import { encodeToolName } from './tool-names.js';

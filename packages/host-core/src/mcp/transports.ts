@@ -1,7 +1,7 @@
+import type { Logger } from '@ai-assistant/chat-types';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OAuthSettings, RemoteServerConfig } from '../config/server-types.js';
-import type { Logger } from '../logger.js';
 import { guardedFetch } from '../net/address-guard.js';
 import { privateKeyJwtProvider } from '../oauth/client-assertion.js';
 import type { OAuthService } from '../oauth/oauth-service.js';

@@ -1,8 +1,8 @@
 import type { LookupAddress } from 'node:dns';
 import type { BlockList } from 'node:net';
+import { HostError } from '@ai-assistant/chat-types';
 import type { Agent } from 'undici';
 import { nodeDns, nodeNet } from '../builtins.js';
-import { HostError } from '../errors.js';
 
 /**
  * Where a server a workspace added may not point: loopback, private (RFC 1918, CGNAT, ULA), link-local

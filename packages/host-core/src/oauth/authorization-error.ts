@@ -1,4 +1,4 @@
-import { HostError } from '../errors.js';
+import { HostError } from '@ai-assistant/chat-types';
 
 /**
  * Connecting a server with OAuth failed: names the server and the step (discovery, registration, the

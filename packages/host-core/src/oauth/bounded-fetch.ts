@@ -1,4 +1,4 @@
-import { HostError } from '../errors.js';
+import { HostError } from '@ai-assistant/chat-types';
 
 /** What one OAuth answer may weigh: metadata, a registration, tokens are a few kilobytes. */
 export const oauthMaxResponseBytes = 1024 * 1024;

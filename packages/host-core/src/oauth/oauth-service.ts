@@ -1,3 +1,5 @@
+import type { Logger } from '@ai-assistant/chat-types';
+import { silentLogger } from '@ai-assistant/chat-types';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -5,8 +7,6 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { nodeCrypto } from '../builtins.js';
 import type { RemoteServerConfig } from '../config/server-types.js';
-import type { Logger } from '../logger.js';
-import { silentLogger } from '../logger.js';
 import { fetchWithin } from '../net/address-guard.js';
 import type { Redactor } from '../redaction.js';
 import { AuthorizationError, describeOAuthError } from './authorization-error.js';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../types.js';
+import type { JsonSchema } from '@ai-assistant/chat-types';
 import { CalculationError, calculate } from './calculate.js';
 
 /** A tool implemented inside the host. */

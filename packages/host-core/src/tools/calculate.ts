@@ -1,4 +1,4 @@
-import { HostError } from '../errors.js';
+import { HostError } from '@ai-assistant/chat-types';
 /** Longest expression accepted, in characters. */
 export const maxExpressionLength = 2000;
 /** Deepest nesting of parentheses, signs and powers accepted. */

@@ -1,5 +1,5 @@
-import { HostError } from '../errors.js';
-import type { JsonSchema } from '../types.js';
+import type { JsonSchema } from '@ai-assistant/chat-types';
+import { HostError } from '@ai-assistant/chat-types';
 
 /** An OpenAPI document that cannot be used; `pointer` is the JSON pointer of the problem. */
 export class OpenApiSpecError extends HostError {

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../types.js';
+import type { JsonSchema } from '@ai-assistant/chat-types';
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null';

@@ -5,7 +5,7 @@ import type {
   Logger,
   Message,
   ToolDefinition,
-} from '@ai-assistant/host-core';
+} from '@ai-assistant/chat-types';
 import Anthropic from '@anthropic-ai/sdk';
 import { compileTools, type SchemaWarning, warnOncePerTool } from '../compile-tool-schema.js';
 import { type ProviderName, type Redact, redactKey, toProviderError } from '../provider-error.js';

@@ -1,4 +1,4 @@
-import type { LLMResponse, StopReason } from '@ai-assistant/host-core';
+import type { LLMResponse, StopReason } from '@ai-assistant/chat-types';
 import { normalizeToolCalls } from '../normalize-tool-calls.js';
 
 /** Maps Anthropic's `stop_reason` to the neutral stop reason. */

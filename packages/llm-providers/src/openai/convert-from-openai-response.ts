@@ -1,4 +1,4 @@
-import type { LLMResponse, StopReason } from '@ai-assistant/host-core';
+import type { LLMResponse, StopReason } from '@ai-assistant/chat-types';
 
 import { normalizeToolCalls, type RawToolCall } from '../normalize-tool-calls.js';
 

@@ -1,4 +1,4 @@
-import type { ImageContent, Message, ToolDefinition } from '@ai-assistant/host-core';
+import type { ImageContent, Message, ToolDefinition } from '@ai-assistant/chat-types';
 import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParams,

@@ -5,7 +5,7 @@ import type {
   Logger,
   Message,
   ToolDefinition,
-} from '@ai-assistant/host-core';
+} from '@ai-assistant/chat-types';
 import OpenAI from 'openai';
 import { compileTools, type SchemaWarning, warnOncePerTool } from '../compile-tool-schema.js';
 import {

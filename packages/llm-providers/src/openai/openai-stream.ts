@@ -1,4 +1,4 @@
-import type { LLMResponse } from '@ai-assistant/host-core';
+import type { LLMResponse } from '@ai-assistant/chat-types';
 import {
   assembleOpenAIResponse,
   type OpenAIResponseOptions,

@@ -1,4 +1,5 @@
-import { credentialProblem, type Logger, type People } from '@ai-assistant/host-core';
+import { credentialProblem, type People } from '@ai-assistant/assistant';
+import type { Logger } from '@ai-assistant/host-core';
 import type {
   AllMiddlewareArgs,
   App,

@@ -1,9 +1,5 @@
-import {
-  HostError,
-  type PersonRef,
-  WorkspaceBudgetError,
-  WorkspaceServerError,
-} from '@ai-assistant/host-core';
+import { type PersonRef, WorkspaceBudgetError, WorkspaceServerError } from '@ai-assistant/assistant';
+import { HostError } from '@ai-assistant/host-core';
 import type {
   AllMiddlewareArgs,
   App,

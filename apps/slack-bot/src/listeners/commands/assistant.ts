@@ -1,15 +1,12 @@
+import type { ConversationSource, People, PersonRef, WorkspaceServer } from '@ai-assistant/assistant';
 import {
   type ChatService,
-  type ConversationSource,
   describeReason,
   firstSentence,
   type Logger,
   type McpView,
-  type People,
-  type PersonRef,
   type PromptEntry,
   parsePromptArguments,
-  type WorkspaceServer,
 } from '@ai-assistant/host-core';
 import type { AuditTrail } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';

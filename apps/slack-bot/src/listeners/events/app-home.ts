@@ -1,4 +1,5 @@
-import type { Logger, People, PersonRef } from '@ai-assistant/host-core';
+import type { People, PersonRef } from '@ai-assistant/assistant';
+import type { Logger } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import type {
   AllMiddlewareArgs,

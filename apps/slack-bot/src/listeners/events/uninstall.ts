@@ -1,4 +1,5 @@
-import type { Logger, People } from '@ai-assistant/host-core';
+import type { People } from '@ai-assistant/assistant';
+import type { Logger } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, App } from '@slack/bolt';
 import { forgetInstallation, storeQuery } from '../../slack/installations.js';

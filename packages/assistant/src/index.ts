@@ -1,0 +1,41 @@
+// The assistant's service, shared by the Slack app and the terminal chat: people and their credentials,
+// workspace administration and the servers a workspace adds, usage and budgets, conversation tools.
+// Private: host-core is the library; this is what both apps build on it.
+export {
+  type ConversationCounts,
+  ConversationRefused,
+  type ConversationSource,
+  conversationAdditions,
+  type PastConversation,
+  type PastMessage,
+  type RecordedThread,
+} from './conversation-tools.js';
+export { credentialProblem, minimumCredentialLength } from './credential-check.js';
+export { People } from './people.js';
+export {
+  type ApprovalChoice,
+  type ConnectProblem,
+  type PeopleAuditEntry,
+  type PeopleOptions,
+  type PeopleStore,
+  type PersonRef,
+  type WorkspaceServer,
+  type WorkspaceServerInput,
+  workspaceLimitNames,
+  workspaceLimitsOf,
+} from './people-types.js';
+export { type StartPeopleOptions, startPeople } from './start-people.js';
+export {
+  effectiveLimits,
+  UsageGate,
+  type UsageLimits,
+  type UsagePerson,
+  usageLimitsFromEnv,
+  WorkspaceBudgetError,
+} from './usage.js';
+export { memoryUsageStore, type UsageStore } from './usage-store.js';
+export {
+  type WorkspaceServerAuth,
+  WorkspaceServerError,
+  type WorkspaceServerSpec,
+} from './workspace-servers.js';

@@ -1,0 +1,3 @@
+import { workspaceTests } from '@ai-assistant/test-kit/vitest';
+
+export default workspaceTests();
