@@ -73,6 +73,10 @@ describe('out of the box: weather, the knowledge folder and web search', () => {
     const manager = new McpClientManager({ env, connectTimeoutMs: 60_000 });
     try {
       await manager.connect((await loadMcpConfig(shipped, env)) ?? []);
+      // The supervisor retries it meanwhile: wait for a moment it is down, not one it is reconnecting.
+      const down = () => ['failed', 'restarting'].includes(statusOf('knowledge')?.state ?? '');
+      const statusOf = (name: string) => manager.status().find((server) => server.name === name);
+      for (let tries = 0; tries < 600 && !down(); tries++) await new Promise((done) => setTimeout(done, 100));
       const status = Object.fromEntries(manager.status().map((server) => [server.name, server]));
       // The folder came from the environment, so the host shows it redacted, as every such value.
       expect(['failed', 'restarting']).toContain(status.knowledge?.state);
