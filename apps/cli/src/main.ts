@@ -2,7 +2,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { credentialProblem, type People, startPeople } from '@ai-assistant/assistant';
+import { ConnectRefused, credentialProblem, type People, startPeople } from '@ai-assistant/assistant';
 import {
   type ApprovalDecision,
   type ApprovalRequest,
@@ -231,8 +231,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       if (command?.credential) {
         const { server, disconnect } = command.credential;
         const found = server ? door.personalServer(server) : undefined;
-        if (!server || typeof found === 'string')
-          write(`${connectProblem(server, typeof found === 'string' ? found : undefined)}\n`);
+        if (!server || found instanceof ConnectRefused)
+          write(`${connectProblem(server, found instanceof ConnectRefused ? found.problem : undefined)}\n`);
         else if (disconnect)
           write(
             (await door.disconnect(localPerson, server))

@@ -15,6 +15,7 @@ export { People } from './people.js';
 export {
   type ApprovalChoice,
   type ConnectProblem,
+  ConnectRefused,
   type PeopleAuditEntry,
   type PeopleOptions,
   type PeopleStore,

@@ -1,4 +1,4 @@
-import type { Logger } from '@ai-assistant/chat-types';
+import { HostError, type Logger } from '@ai-assistant/chat-types';
 import type { OAuthRecords, ServerStatus } from '@ai-assistant/host-core';
 import type { UsageLimits } from './usage.js';
 import type { WorkspaceServerSpec } from './workspace-servers.js';
@@ -95,6 +95,26 @@ export interface WorkspaceServer extends ServerStatus {
 
 /** Why a server cannot take a person's credential. */
 export type ConnectProblem = 'unknown server' | 'not personal' | 'no store' | 'no oauth';
+
+const connectProblemMessages: Record<ConnectProblem, string> = {
+  'unknown server': 'no server of that name is configured',
+  'not personal': 'it does not take a personal credential',
+  'no store': 'there is no store to keep credentials in',
+  'no oauth': 'it signs in with OAuth, which this host has not set up',
+};
+
+/**
+ * A server cannot take a person's credential (code CONNECT_REFUSED): returned, not thrown, by
+ * `People.personalServer`; `problem` says which case, for the app's own wording.
+ */
+export class ConnectRefused extends HostError {
+  constructor(
+    readonly server: string,
+    readonly problem: ConnectProblem,
+  ) {
+    super('CONNECT_REFUSED', `${server} cannot be connected: ${connectProblemMessages[problem]}`);
+  }
+}
 
 /** A change people or admins made, for the audit trail. */
 export interface PeopleAuditEntry {

@@ -8,14 +8,14 @@ import {
   type ServerStatus,
 } from '@ai-assistant/host-core';
 import { type ConversationSource, conversationAdditions } from './conversation-tools.js';
-import type {
-  ApprovalChoice,
-  ConnectProblem,
-  PeopleAuditEntry,
-  PeopleOptions,
-  PeopleStore,
-  PersonRef,
-  WorkspaceServer,
+import {
+  type ApprovalChoice,
+  ConnectRefused,
+  type PeopleAuditEntry,
+  type PeopleOptions,
+  type PeopleStore,
+  type PersonRef,
+  type WorkspaceServer,
 } from './people-types.js';
 import type { UsageLimits } from './usage.js';
 import { statusOfSpec, WorkspaceAdmin } from './workspace-admin.js';
@@ -166,21 +166,21 @@ export class People {
   }
 
   /** A configured server that takes a person's own credential, or why it cannot. */
-  personalServer(name: string, workspace?: string): ServerStatus | ConnectProblem {
+  personalServer(name: string, workspace?: string): ServerStatus | ConnectRefused {
     const added = workspace
       ? this.admin.lately.get(workspace)?.find((spec) => spec.name === name)
       : undefined;
     const server: ServerStatus | undefined =
       this.catalog().find((entry) => entry.name === name) ?? (added ? statusOfSpec(added) : undefined);
-    if (!server) return 'unknown server';
-    if (!server.personalCredential) return 'not personal';
-    if (!this.store) return 'no store';
-    if (server.oauth && !this.host?.oauth) return 'no oauth';
+    if (!server) return new ConnectRefused(name, 'unknown server');
+    if (!server.personalCredential) return new ConnectRefused(name, 'not personal');
+    if (!this.store) return new ConnectRefused(name, 'no store');
+    if (server.oauth && !this.host?.oauth) return new ConnectRefused(name, 'no oauth');
     return server;
   }
 
   /** {@link personalServer}, with the workspace's own servers read afresh from the store. */
-  async personalServerIn(workspace: string, name: string): Promise<ServerStatus | ConnectProblem> {
+  async personalServerIn(workspace: string, name: string): Promise<ServerStatus | ConnectRefused> {
     await this.admin.added(workspace);
     return this.personalServer(name, workspace);
   }

@@ -137,9 +137,16 @@ describe('People: the one service both apps use', () => {
     expect(await off.viewFor(alice)).toBeUndefined();
     const { manager } = await start();
     const storeless = new People(manager, undefined);
-    expect(storeless.personalServer('mine')).toBe('no store');
-    expect(storeless.personalServer('echo')).toBe('not personal');
-    expect(storeless.personalServer('nowhere')).toBe('unknown server');
+    expect(storeless.personalServer('mine')).toMatchObject({ code: 'CONNECT_REFUSED', problem: 'no store' });
+    expect(storeless.personalServer('echo')).toMatchObject({
+      code: 'CONNECT_REFUSED',
+      problem: 'not personal',
+    });
+    expect(storeless.personalServer('nowhere')).toMatchObject({
+      code: 'CONNECT_REFUSED',
+      problem: 'unknown server',
+      message: 'nowhere cannot be connected: no server of that name is configured',
+    });
     await expect(storeless.connect(alice, 'mine', 'tok-alice-0001')).rejects.toThrow(/no store/);
   });
 });
@@ -169,7 +176,7 @@ describe('startPeople', () => {
         }),
       );
       expect(people.oauthReady).toBe(false);
-      expect(people.personalServer('tracker')).toBe('no store');
+      expect(people.personalServer('tracker')).toMatchObject({ problem: 'no store' });
     } finally {
       await people.close();
       rmSync(folder, { recursive: true, force: true, maxRetries: 5 });

@@ -282,7 +282,7 @@ describe('servers a workspace adds', () => {
     const prompt = (await people.viewFor(alice))?.systemInstructions().join('\n');
     expect(prompt).toMatch(/"mine" server works with each user's own credential/);
     expect(people.personalServer('mine', 'T1')).toMatchObject({ name: 'mine', personalCredential: true });
-    expect(await people.personalServerIn('T2', 'mine')).toBe('unknown server');
+    expect(await people.personalServerIn('T2', 'mine')).toMatchObject({ problem: 'unknown server' });
 
     await people.connect(alice, 'mine', token);
     const view = await people.viewFor(alice);

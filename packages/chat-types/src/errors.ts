@@ -43,6 +43,8 @@ export type HostErrorCode =
   | 'CREDENTIAL_UNREADABLE'
   /** The Slack app's settings are missing or malformed (the variable named, never its value). */
   | 'BOT_CONFIG_INVALID'
+  /** A server cannot take a person's credential (unknown, not personal, no store, no OAuth). */
+  | 'CONNECT_REFUSED'
   /** The port the app would listen on is taken. */
   | 'PORT_IN_USE'
   /** Slack could not be reached or refused the bot's credentials at start-up (the variable named). */

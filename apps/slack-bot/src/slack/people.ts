@@ -1,4 +1,4 @@
-import type { ConnectProblem, People, PersonRef } from '@ai-assistant/assistant';
+import { type ConnectProblem, ConnectRefused, type People, type PersonRef } from '@ai-assistant/assistant';
 import type { Logger, ServerStatus } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
 import { escapeSlackText } from '../format/slack-text.js';
@@ -105,7 +105,7 @@ export async function offerConnect(
 ): Promise<void> {
   if (!question.user) return;
   const found = people.personalServer(server, personOf(question).workspace);
-  if (typeof found !== 'string' && found.oauth) {
+  if (!(found instanceof ConnectRefused) && found.oauth) {
     // An OAuth server: a link to its authorization server, for this person only.
     const message = await connectLinkMessage(
       people,

@@ -1,4 +1,4 @@
-import { credentialProblem, type People } from '@ai-assistant/assistant';
+import { ConnectRefused, credentialProblem, type People } from '@ai-assistant/assistant';
 import type { Logger } from '@ai-assistant/host-core';
 import type {
   AllMiddlewareArgs,
@@ -28,7 +28,7 @@ export function onConnectButton(people: People, logger: Logger) {
     await ack();
     const workspace = personOf({ team: body.team?.id ?? body.user.team_id, user: body.user.id }).workspace;
     const server = await people.personalServerIn(workspace, action.value ?? '');
-    if (typeof server === 'string') return;
+    if (server instanceof ConnectRefused) return;
     try {
       await client.views.open({ trigger_id: body.trigger_id, view: connectModal(server) });
     } catch (error) {
@@ -52,7 +52,7 @@ export function onConnectSubmitted(people: People, logger: Logger) {
     // Whose and which workspace's credential it is comes from Slack's payload, never from the metadata.
     const person = personOf({ team: body.team?.id ?? body.user.team_id, user: body.user.id });
     const found = await people.personalServerIn(person.workspace, name);
-    const server = typeof found === 'string' ? connectProblemText(name, found) : found;
+    const server = found instanceof ConnectRefused ? connectProblemText(name, found.problem) : found;
     if (!secret)
       return void (await ack({
         response_action: 'errors',

@@ -1,4 +1,10 @@
-import type { ConversationSource, People, PersonRef, WorkspaceServer } from '@ai-assistant/assistant';
+import {
+  ConnectRefused,
+  type ConversationSource,
+  type People,
+  type PersonRef,
+  type WorkspaceServer,
+} from '@ai-assistant/assistant';
 import {
   type ChatService,
   describeReason,
@@ -124,7 +130,8 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
     }
     if (subcommand === 'connect' || subcommand === 'disconnect') {
       const server = await people.personalServerIn(workspace, wanted);
-      if (typeof server === 'string') return void (await say(connectProblemText(wanted, server)));
+      if (server instanceof ConnectRefused)
+        return void (await say(connectProblemText(wanted, server.problem)));
       if (subcommand === 'disconnect') {
         const deleted = await people.disconnect(person, server.name);
         return void (await say(

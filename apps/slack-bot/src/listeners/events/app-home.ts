@@ -1,4 +1,4 @@
-import type { People, PersonRef } from '@ai-assistant/assistant';
+import { ConnectRefused, type People, type PersonRef } from '@ai-assistant/assistant';
 import type { Logger } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
 import type {
@@ -78,7 +78,7 @@ function onHomeAction(action: keyof typeof homeActions, dependencies: AppHomeDep
         await people.disconnect(person, server);
       } else {
         const found = await people.personalServerIn(person.workspace, server);
-        if (typeof found !== 'string') {
+        if (!(found instanceof ConnectRefused)) {
           if (found.oauth) {
             const message = await connectLinkMessage(people, dependencies.starts, person, server, logger);
             await client.views.open({
