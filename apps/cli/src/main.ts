@@ -31,7 +31,14 @@ import { completeLine, helpText, plural, runCommand } from './commands.js';
 import { connectCommand, connectProblem, LocalStore, localPerson } from './credentials.js';
 import { askAtPrompt, unattendedAnswer } from './elicitation.js';
 import { connectWithBrowser, loopbackRedirect } from './oauth.js';
-import { describeEvent, failure, logDestination, setupMessage, unconfiguredProvider } from './output.js';
+import {
+  describeEvent,
+  failure,
+  logDestination,
+  onceForEachServerState,
+  setupMessage,
+  unconfiguredProvider,
+} from './output.js';
 
 const write = (text: string) => process.stdout.write(text);
 const note = (text: string) => process.stderr.write(text);
@@ -82,7 +89,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   if (options.values['check-config']) return checkConfig(env, write);
   // One redactor for the process: the log lines, the providers' error texts and MCP's results.
   const redactor = new Redactor(environmentSecrets(env));
-  const logger = redactor.wrap(pino({ level: env.LOG_LEVEL || 'warn' }, logDestination(env, 2)));
+  const logger = redactor.wrap(
+    pino({ level: env.LOG_LEVEL || 'warn', hooks: onceForEachServerState() }, logDestination(env, 2)),
+  );
 
   // The loop's settings are read as the Slack app reads them: a malformed one is named, and nothing starts.
   let loop: ChatLoopSettings;
