@@ -68,7 +68,7 @@ describe('terminal chat without an LLM', () => {
 });
 
 describe('#48 a failing server at the prompt', () => {
-  it('a server that keeps failing is printed once, not at every retry', async () => {
+  it('a server that keeps failing is printed once, not at every retry; /servers offers no /connect for a disabled server', async () => {
     const folder = mkdtempSync(resolve(tmpdir(), 'failing-server-'));
     const starts = resolve(folder, 'starts.txt');
     const failing = resolve(folder, 'failing.mjs');
@@ -79,6 +79,12 @@ describe('#48 a failing server at the prompt', () => {
     );
     const config = writeMcpConfig('http://127.0.0.1:9', {
       notes: { command: process.execPath, args: [failing] },
+      tickets: {
+        type: 'http',
+        url: 'http://127.0.0.1:9/mcp',
+        headers: { Authorization: 'Bearer ${token}' },
+        disabled: true,
+      },
     });
     const startsSoFar = () => {
       try {
@@ -116,6 +122,8 @@ describe('#48 a failing server at the prompt', () => {
       expect(stderr.match(/MCP server down; restarting it/g)).toHaveLength(1);
       expect(stderr).toContain('/nowhere is not a folder');
       expect(stdout).toMatch(/notes \(stdio\): (failed|restarting)/);
+      expect(stdout).toMatch(/tickets \(http\): disabled/);
+      expect(stdout).not.toContain('/connect tickets');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       config.remove();
