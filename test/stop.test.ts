@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // README promises that SIGINT/SIGTERM stop everything. A container, a process manager or a script signals
@@ -134,6 +134,18 @@ const commandOf = (pid: number) => {
   }
 };
 
+/** The demo's scratch folder, read from its bot's environment. */
+function demoFolder(pids: number[]): string | undefined {
+  for (const pid of pids) {
+    if (!commandOf(pid).includes('apps/slack-bot/dist/main.js')) continue;
+    const variable = readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .find((entry) => entry.startsWith('MCP_SERVERS_CONFIG='));
+    if (variable) return dirname(variable.slice('MCP_SERVERS_CONFIG='.length));
+  }
+  return undefined;
+}
+
 describe("a signal to the README's command", () => {
   // [title, mode, whom the signal is sent to, what is awaited before it, whether in a terminal]
   const cases: Array<[string, Mode, 'npx' | 'pnpm', RegExp, boolean?]> = [
@@ -145,6 +157,13 @@ describe("a signal to the README's command", () => {
       'dev',
       'npx',
       /\[dev\] built \d+ packages/,
+      true,
+    ],
+    [
+      '#48 SIGTERM to npx, pnpm demo in a terminal at its prompt, its folder removed',
+      'demo',
+      'npx',
+      /\/exit\n[^\n]*> /,
       true,
     ],
   ];
@@ -169,6 +188,8 @@ describe("a signal to the README's command", () => {
           ? descendantsOf(top).find((pid) => /(^|\/)npx |npm exec/.test(commandOf(pid)))
           : top;
         tree = [...(terminal ? [npx as number] : []), ...descendantsOf(npx as number)];
+        const folder = mode === 'demo' ? demoFolder(tree) : undefined;
+        if (mode === 'demo') expect(folder).toMatch(/ai-assistant-demo-/);
         const pnpm = tree.find((pid) => commandOf(pid).includes('.bin/pnpm'));
         process.kill((target === 'npx' ? npx : pnpm) as number, 'SIGTERM');
         if (!terminal) await run.exited;
@@ -178,6 +199,7 @@ describe("a signal to the README's command", () => {
         expect(left()).toEqual([]);
         if (mode === 'bot') expect(run.output()).toContain('shutting down');
         if (mode === 'dev') expect(run.output()).not.toContain('ai-assistant chat —');
+        if (folder) expect(existsSync(folder)).toBe(false);
         // The terminal is gone for them: no stack trace, and pnpm saw the app exit 0.
         if (terminal) expect(run.output()).not.toMatch(/EIO|ELIFECYCLE|Error/);
       } finally {
