@@ -153,6 +153,13 @@ describe("a signal to the README's command", () => {
     ['SIGTERM to the pnpm npx started, the Slack bot', 'bot', 'pnpm', /Slack app started/],
     ['SIGTERM to npx, the terminal chat with stdin held open', 'chat', 'npx', /ai-assistant chat —/],
     [
+      '#48 SIGTERM to npx, the terminal chat in a terminal, quietly',
+      'chat',
+      'npx',
+      /ai-assistant chat —/,
+      true,
+    ],
+    [
       '#48 SIGTERM to npx, pnpm dev in a terminal while its watchers make their first pass',
       'dev',
       'npx',
