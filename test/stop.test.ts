@@ -106,7 +106,7 @@ function startReadmeCommand(mode: Mode, dataDir: string, terminal: boolean) {
         // stdin held open, as a script or a supervisor does.
         stdio: ['pipe', 'pipe', 'pipe'],
       });
-  if (log) child.stdin?.write(`npx ${args.join(' ')} >${log} 2>&1\n`);
+  if (log) child.stdin?.write(`npx ${args.join(' ')} >${log} 2>&1; echo "exit code $?" >>${log}\n`);
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
@@ -148,7 +148,7 @@ function demoFolder(pids: number[]): string | undefined {
 
 describe("a signal to the README's command", () => {
   // [title, mode, whom the signal is sent to, what is awaited before it, whether in a terminal]
-  const cases: Array<[string, Mode, 'npx' | 'pnpm', RegExp, boolean?]> = [
+  const cases: Array<[string, Mode, 'npx' | 'pnpm' | 'Ctrl-C', RegExp, boolean?]> = [
     ['SIGTERM to npx, the Slack bot in Socket Mode', 'bot', 'npx', /Slack app started/],
     ['SIGTERM to the pnpm npx started, the Slack bot', 'bot', 'pnpm', /Slack app started/],
     ['SIGTERM to npx, the terminal chat with stdin held open', 'chat', 'npx', /ai-assistant chat —/],
@@ -163,6 +163,13 @@ describe("a signal to the README's command", () => {
       '#48 SIGTERM to npx, pnpm dev in a terminal while its watchers make their first pass',
       'dev',
       'npx',
+      /\[dev\] built \d+ packages/,
+      true,
+    ],
+    [
+      '#48 Ctrl-C in the terminal, pnpm dev while its watchers make their first pass: exit code 0',
+      'dev',
+      'Ctrl-C',
       /\[dev\] built \d+ packages/,
       true,
     ],
@@ -198,7 +205,9 @@ describe("a signal to the README's command", () => {
         const folder = mode === 'demo' ? demoFolder(tree) : undefined;
         if (mode === 'demo') expect(folder).toMatch(/ai-assistant-demo-/);
         const pnpm = tree.find((pid) => commandOf(pid).includes('.bin/pnpm'));
-        process.kill((target === 'npx' ? npx : pnpm) as number, 'SIGTERM');
+        // Ctrl-C typed in the terminal: SIGINT to every process of npx's job, unless one reads it as a key.
+        if (target === 'Ctrl-C') run.child.stdin?.write('\x03');
+        else process.kill((target === 'npx' ? npx : pnpm) as number, 'SIGTERM');
         if (!terminal) await run.exited;
         // Every process that was below npx ends: pnpm, the scripts, the app, its servers, the watchers.
         const left = () => tree.filter(alive).map((pid) => `${pid} ${commandOf(pid)}`);
@@ -209,6 +218,7 @@ describe("a signal to the README's command", () => {
         if (folder) expect(existsSync(folder)).toBe(false);
         // The terminal is gone for them: no stack trace, and pnpm saw the app exit 0.
         if (terminal) expect(run.output()).not.toMatch(/EIO|ELIFECYCLE|Error/);
+        if (target === 'Ctrl-C') expect(await until(() => run.output().includes('exit code 0'))).toBe(true);
       } finally {
         // Whatever is left of the tree (all of it when the app never got ready) goes before its folder:
         // a store still open would write into the folder being removed.
