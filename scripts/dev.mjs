@@ -98,6 +98,10 @@ const tsc = join(root, 'node_modules', '.bin', 'tsc');
 const nameOf = (folder) => JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')).name;
 /** Workspaces whose last build had type errors, with how many. */
 const broken = new Map();
+// Each watcher's first pass type-checks its whole package: minutes on a busy 2-core machine, so dev says
+// how far they got rather than nothing.
+let watching = 0;
+say(`watching: starting ${workspaces.length} tsc watchers (their first pass takes 1–4 minutes)…`);
 watchers = workspaces.map((folder) => {
   const name = nameOf(folder);
   const child = spawn(
@@ -122,6 +126,11 @@ watchers = workspaces.map((folder) => {
             `${name}: ${errors} type error${errors === 1 ? '' : 's'}; nothing rebuilt, the app keeps running the last good build`,
           );
         } else if (broken.delete(name)) say(`${name}: type errors fixed`);
+        if (!child.watching) {
+          child.watching = true;
+          watching += 1;
+          say(`watching: ${watching}/${workspaces.length} ready${watching < workspaces.length ? '…' : ''}`);
+        }
         resolve();
       }
     });
