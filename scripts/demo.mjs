@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { buildAll } from './lib/build.mjs';
+import { watchLaunchers } from './lib/launcher-watch.mjs';
 import { readable } from './lib/slack-display.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -106,6 +107,7 @@ void exited.then(() => {
 });
 
 async function stop(code) {
+  if (stopping) return;
   stopping = true;
   if (bot.exitCode === null && bot.signalCode === null) {
     bot.kill('SIGTERM');
@@ -117,6 +119,10 @@ async function stop(code) {
 }
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
+process.once('SIGHUP', () => void stop(0));
+// A signal to the npx or pnpm above the demo never reaches it (see lib/launcher-watch.mjs): their end
+// stops it, the bot, its servers and the fakes, and removes its folder.
+watchLaunchers(() => void stop(0));
 
 await slack.connected();
 say(`ai-assistant demo — the bot runs against a Slack, a model and JMA on this machine.
@@ -223,8 +229,22 @@ async function connect(server) {
 }
 
 let thread;
-const input = createInterface({ input: process.stdin, terminal: false });
-process.stdout.write('> ');
+// In a terminal, readline reads keys itself: Ctrl-C stops the demo here, exit code 0, instead of reaching
+// every process of the terminal (pnpm would report "ELIFECYCLE Command failed" over a clean stop).
+const terminal = process.stdin.isTTY === true;
+const input = createInterface({ input: process.stdin, output: process.stdout, terminal });
+input.on('SIGINT', () => void stop(0));
+// A terminal that went away answers EIO: the demo stops as on SIGHUP.
+process.stdin.on('error', (error) => {
+  if (error.code !== 'EIO') throw error;
+  void stop(0);
+});
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error) => {
+    if (error.code !== 'EIO' && error.code !== 'EPIPE') throw error;
+  });
+input.setPrompt('> ');
+input.prompt();
 for await (const raw of input) {
   const line = raw.trim();
   if (line === '/exit' || line === '/quit') break;
@@ -260,6 +280,6 @@ for await (const raw of input) {
     buttons = [];
     await awaitAnswer(thread);
   }
-  process.stdout.write('> ');
+  input.prompt();
 }
 await stop(0);

@@ -21,6 +21,63 @@ const workspaces = ['packages', 'apps', 'mcp_servers'].flatMap((group) =>
     .filter((folder) => existsSync(join(folder, 'tsconfig.build.json'))),
 );
 
+// A signal, or the end of the npx or pnpm above dev (a signal to them never reaches it, see
+// lib/launcher-watch.mjs), stops dev at any point, the first build and the watchers' first pass included:
+// every watcher ends with it and the app never starts.
+let app;
+let watchers = [];
+let distWatchers = [];
+let timer;
+let stopping = false;
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  clearTimeout(timer);
+  for (const watcher of distWatchers) watcher.close();
+  for (const child of watchers) child.kill('SIGTERM');
+  if (process.stdin.isRaw) leaveRawMode();
+  if (app && app.exitCode === null && app.signalCode === null) {
+    const exited = new Promise((resolve) => app.once('exit', resolve));
+    app.kill('SIGTERM');
+    await exited;
+  }
+  process.exit(code);
+}
+/** When Ctrl-C was last pressed: however the app ends soon after (it got the same SIGINT), dev exits 0. */
+let interruptedAt = 0;
+const interrupted = () => Date.now() - interruptedAt < 30_000;
+// Ctrl-C reaches the app as well (same terminal) and the app decides: the chat cancels an answer or
+// quits, the bot shuts down; when it exits, dev ends with it, exit code 0. Without an app, dev ends.
+process.on('SIGINT', () => {
+  interruptedAt = Date.now();
+  if (!app || app.exitCode !== null || app.signalCode !== null) void stop(0);
+});
+process.on('SIGTERM', () => void stop(0));
+process.on('SIGHUP', () => void stop(0));
+watchLaunchers(() => void stop(0));
+// Until the app has the terminal, Ctrl-C is read here as a key rather than sent as SIGINT to every process
+// of the terminal: pnpm's own shell would die of it and pnpm report "ELIFECYCLE Command failed".
+const onKey = (key) => {
+  if (!key.includes(0x03) && !key.includes(0x04)) return;
+  if (stopping) process.exit(0);
+  interruptedAt = Date.now();
+  if (app) say('stopping the bot (Ctrl-C again to leave at once)');
+  void stop(0);
+};
+function leaveRawMode() {
+  process.stdin.off('data', onKey);
+  process.stdin.pause();
+  process.stdin.setRawMode(false);
+}
+// A terminal that went away (its window closed, the npx above dev ended) answers EIO: nothing to restore.
+process.stdin.on('error', (error) => {
+  if (error.code !== 'EIO') throw error;
+});
+if (process.stdin.isTTY) {
+  process.stdin.setRawMode(true);
+  process.stdin.on('data', onKey);
+}
+
 // 1. One full build first (turbo caches it), with progress; turbo's output only when it fails.
 if (!(await buildAll(root, { say }))) {
   say('the first build failed; fix it and run pnpm dev again');
@@ -41,7 +98,11 @@ const tsc = join(root, 'node_modules', '.bin', 'tsc');
 const nameOf = (folder) => JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')).name;
 /** Workspaces whose last build had type errors, with how many. */
 const broken = new Map();
-const watchers = workspaces.map((folder) => {
+// Each watcher's first pass type-checks its whole package: minutes on a busy 2-core machine, so dev says
+// how far they got rather than nothing.
+let watching = 0;
+say(`watching: starting ${workspaces.length} tsc watchers (their first pass takes 1–4 minutes)…`);
+watchers = workspaces.map((folder) => {
   const name = nameOf(folder);
   const child = spawn(
     tsc,
@@ -65,6 +126,11 @@ const watchers = workspaces.map((folder) => {
             `${name}: ${errors} type error${errors === 1 ? '' : 's'}; nothing rebuilt, the app keeps running the last good build`,
           );
         } else if (broken.delete(name)) say(`${name}: type errors fixed`);
+        if (!child.watching) {
+          child.watching = true;
+          watching += 1;
+          say(`watching: ${watching}/${workspaces.length} ready${watching < workspaces.length ? '…' : ''}`);
+        }
         resolve();
       }
     });
@@ -74,12 +140,7 @@ const watchers = workspaces.map((folder) => {
 await Promise.all(watchers.map((child) => child.ready));
 
 // 3. The app in the foreground, restarted once per settled rebuild.
-let app;
 let restarting = false;
-let stopping = false;
-/** When Ctrl-C was last pressed: however the app ends soon after (it got the same SIGINT), dev exits 0. */
-let interruptedAt = 0;
-const interrupted = () => Date.now() - interruptedAt < 30_000;
 function startApp() {
   app = spawn(
     process.execPath,
@@ -106,49 +167,16 @@ async function restart() {
   if (!stopping) startApp();
 }
 
-let timer;
 const dists = workspaces.map((folder) => join(folder, 'dist')).filter((folder) => existsSync(folder));
-const distWatchers = dists.map((folder) =>
+distWatchers = dists.map((folder) =>
   watch(folder, { recursive: true }, () => {
     clearTimeout(timer);
     timer = setTimeout(() => void restart(), settleMs);
   }),
 );
 
-async function stop(code) {
-  if (stopping) return;
-  stopping = true;
-  clearTimeout(timer);
-  for (const watcher of distWatchers) watcher.close();
-  for (const child of watchers) child.kill('SIGTERM');
-  if (botInForeground) process.stdin.setRawMode(false);
-  if (app && app.exitCode === null && app.signalCode === null) {
-    const exited = new Promise((resolve) => app.once('exit', resolve));
-    app.kill('SIGTERM');
-    await exited;
-  }
-  process.exit(code);
-}
-// Ctrl-C reaches the app as well (same terminal) and the app decides: the chat cancels an answer or
-// quits, the bot shuts down; when it exits, dev ends with it, exit code 0. Without an app, dev ends.
-process.on('SIGINT', () => {
-  interruptedAt = Date.now();
-  if (!app || app.exitCode !== null || app.signalCode !== null) void stop(0);
-});
-process.on('SIGTERM', () => void stop(0));
-// A signal to the npx or pnpm above dev never reaches it (see lib/launcher-watch.mjs): their end stops dev.
-watchLaunchers(() => void stop(0));
-// With the bot in a terminal, Ctrl-C is read as a key rather than sent as SIGINT to every process of
-// the terminal: pnpm's own shell would die of that SIGINT and report "ELIFECYCLE Command failed" while
-// the bot was still shutting down. Ctrl-C (or Ctrl-D) stops the bot (SIGTERM: answers finish, servers
-// close), then dev, exit code 0; a second Ctrl-C leaves at once.
-if (botInForeground) {
-  process.stdin.setRawMode(true);
-  process.stdin.on('data', (key) => {
-    if (!key.includes(0x03) && !key.includes(0x04)) return;
-    if (stopping) process.exit(0);
-    say('stopping the bot (Ctrl-C again to leave at once)');
-    void stop(0);
-  });
-}
-startApp();
+// With the bot in a terminal, Ctrl-C stays a key read here (see onKey): it stops the bot (SIGTERM: answers
+// finish, servers close), then dev, exit code 0; a second Ctrl-C leaves at once. The chat reads the
+// terminal itself.
+if (!botInForeground && process.stdin.isRaw) leaveRawMode();
+if (!stopping) startApp();

@@ -65,6 +65,10 @@ if (!chatOnly && (process.env.SLACK_BOT_TOKEN || process.env.SLACK_CLIENT_ID)) {
   // In a terminal, Ctrl-C is read as a key and handed to the bot as SIGINT: sent by the terminal it
   // would also kill pnpm's shell, which then reports "ELIFECYCLE Command failed" over a clean stop.
   if (process.stdin.isTTY) {
+    // A terminal that went away answers EIO; the launcher watch above stops the bot.
+    process.stdin.on('error', (error) => {
+      if (error.code !== 'EIO') throw error;
+    });
     process.stdin.setRawMode(true);
     process.stdin.on('data', (key) => {
       if (!key.includes(0x03)) return;

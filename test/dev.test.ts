@@ -60,6 +60,11 @@ describe('pnpm dev', () => {
     try {
       // The first build of every workspace's watcher: minutes on a busy 2-core machine.
       expect(await until(() => banners() === 1, 420_000)).toBe(true);
+      // #48 the watchers' first pass says how far it got, every one of them ready before the app starts.
+      const counts = [...stderr.matchAll(/\[dev\] watching: (\d+)\/(\d+) ready/g)];
+      expect(counts.length).toBeGreaterThan(1);
+      expect(counts.at(-1)?.[1]).toBe(counts.at(-1)?.[2]);
+      expect(stderr.indexOf('[dev] watching:')).toBeLessThan(stderr.indexOf('ai-assistant chat —'));
       expect(await until(() => weatherServersRunning() === 1, 10_000)).toBe(true); // the check sees it
       // Typed input reaches the chat.
       child.stdin.write('/tools\n');

@@ -188,3 +188,15 @@ describe("host-core's README", () => {
     expect(code, output).toBe(0);
   }, 180_000);
 });
+
+describe("host-core's README, point by point", () => {
+  it('#48 the McpClientManager snippet lists every ServerState; the README test is named at the repository root', () => {
+    const types = readFileSync(join(repoRoot, 'packages/host-core/src/mcp/manager-types.ts'), 'utf8');
+    const union = /export type ServerState =([^;]+);/.exec(types)?.[1] ?? '';
+    const states = [...union.matchAll(/'([a-z_]+)'/g)].map((match) => match[1]);
+    expect(states.length).toBeGreaterThan(5);
+    const listed = /state: ([a-z_|]+)/.exec(readme)?.[1]?.split('|') ?? [];
+    expect(states.filter((state) => !listed.includes(state as string))).toEqual([]);
+    expect(readme).toContain('`test/host-core-readme.test.ts` at the repository root');
+  });
+});

@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // README promises that SIGINT/SIGTERM stop everything. A container, a process manager or a script signals
@@ -65,9 +65,22 @@ async function until(check: () => boolean, ms = 60_000): Promise<boolean> {
   while (!check() && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
   return check();
 }
+type Mode = 'bot' | 'chat' | 'dev' | 'demo';
 
-function startReadmeCommand(mode: 'bot' | 'chat', dataDir: string) {
-  const args = ['--yes', `pnpm@${pnpmVersion}`, mode === 'bot' ? 'start' : 'chat'];
+function environment(dataDir: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    DATA_DIR: dataDir,
+    OPENAI_API_KEY: 'sk-stop-test-key-0123',
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    LOG_FORMAT: 'json',
+  };
+}
+
+function startReadmeCommand(mode: Mode, dataDir: string, terminal: boolean) {
+  const script = { bot: 'start', chat: terminal ? 'start' : 'chat', dev: 'dev', demo: 'demo' }[mode];
+  const args = ['--yes', `pnpm@${pnpmVersion}`, script];
   const bot =
     mode === 'bot'
       ? {
@@ -77,20 +90,23 @@ function startReadmeCommand(mode: 'bot' | 'chat', dataDir: string) {
           PORT: '0',
         }
       : {};
-  const child = spawn('npx', args, {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATA_DIR: dataDir,
-      OPENAI_API_KEY: 'sk-stop-test-key-0123',
-      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
-      LOG_FORMAT: 'json',
-      ...bot,
-    },
-    // stdin held open, as a script or a supervisor does.
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  // In a terminal (a pseudo-terminal of `script`) where a shell with job control runs the command, as
+  // a person does; what is written goes to a file the test reads. When npx ends, the shell takes the
+  // terminal back and whatever npx left behind has lost it (EIO).
+  const log = terminal ? join(dataDir, 'terminal.log') : undefined;
+  const child = log
+    ? spawn('script', ['-qec', 'bash --norc --noprofile -i', '/dev/null'], {
+        cwd: repoRoot,
+        env: { ...environment(dataDir), SHELL: '/bin/bash', PS1: '$ ' },
+        stdio: ['pipe', 'ignore', 'ignore'],
+      })
+    : spawn('npx', args, {
+        cwd: repoRoot,
+        env: { ...environment(dataDir), ...bot },
+        // stdin held open, as a script or a supervisor does.
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+  if (log) child.stdin?.write(`npx ${args.join(' ')} >${log} 2>&1; echo "exit code $?" >>${log}\n`);
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
@@ -99,51 +115,114 @@ function startReadmeCommand(mode: 'bot' | 'chat', dataDir: string) {
     output += chunk;
   });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return { child, exited, output: () => output };
+  const read = () => {
+    if (!log) return output;
+    try {
+      return readFileSync(log, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  return { child, exited, output: read };
 }
 
-/** Each process that ran the app: `node scripts/start.mjs` and the MCP servers below it. */
-function appProcesses(top: ChildProcess): number[] {
-  return descendantsOf(top.pid as number).filter((pid) => {
-    try {
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      return command.includes('scripts/start.mjs') || command.includes('mcp_servers/');
-    } catch {
-      return false;
-    }
-  });
+const commandOf = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+};
+
+/** The demo's scratch folder, read from its bot's environment. */
+function demoFolder(pids: number[]): string | undefined {
+  for (const pid of pids) {
+    if (!commandOf(pid).includes('apps/slack-bot/dist/main.js')) continue;
+    const variable = readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .find((entry) => entry.startsWith('MCP_SERVERS_CONFIG='));
+    if (variable) return dirname(variable.slice('MCP_SERVERS_CONFIG='.length));
+  }
+  return undefined;
 }
 
 describe("a signal to the README's command", () => {
-  const cases: Array<[string, 'bot' | 'chat', 'npx' | 'pnpm', string]> = [
-    ['SIGTERM to npx, the Slack bot in Socket Mode', 'bot', 'npx', 'Slack app started'],
-    ['SIGTERM to the pnpm npx started, the Slack bot', 'bot', 'pnpm', 'Slack app started'],
-    ['SIGTERM to npx, the terminal chat with stdin held open', 'chat', 'npx', 'ai-assistant chat —'],
+  // [title, mode, whom the signal is sent to, what is awaited before it, whether in a terminal]
+  const cases: Array<[string, Mode, 'npx' | 'pnpm' | 'Ctrl-C', RegExp, boolean?]> = [
+    ['SIGTERM to npx, the Slack bot in Socket Mode', 'bot', 'npx', /Slack app started/],
+    ['SIGTERM to the pnpm npx started, the Slack bot', 'bot', 'pnpm', /Slack app started/],
+    ['SIGTERM to npx, the terminal chat with stdin held open', 'chat', 'npx', /ai-assistant chat —/],
+    [
+      '#48 SIGTERM to npx, the terminal chat in a terminal, quietly',
+      'chat',
+      'npx',
+      /ai-assistant chat —/,
+      true,
+    ],
+    [
+      '#48 SIGTERM to npx, pnpm dev in a terminal while its watchers make their first pass',
+      'dev',
+      'npx',
+      /\[dev\] built \d+ packages/,
+      true,
+    ],
+    [
+      '#48 Ctrl-C in the terminal, pnpm dev while its watchers make their first pass: exit code 0',
+      'dev',
+      'Ctrl-C',
+      /\[dev\] built \d+ packages/,
+      true,
+    ],
+    [
+      '#48 SIGTERM to npx, pnpm demo in a terminal at its prompt, its folder removed',
+      'demo',
+      'npx',
+      /\/exit\n[^\n]*> /,
+      true,
+    ],
   ];
-  for (const [title, mode, target, ready] of cases)
+  for (const [title, mode, target, ready, terminal = false] of cases)
     it(`${title}: the app shuts down and no process is left`, async () => {
       const { embeddedStoreFolder } = (await import(
         join(repoRoot, 'packages/test-kit/dist/index.js')
       )) as typeof import('../packages/test-kit/src/index.js');
       const dataDir = embeddedStoreFolder('stop-test-');
-      const run = startReadmeCommand(mode, dataDir);
-      let app: number[] = [];
+      const run = startReadmeCommand(mode, dataDir, terminal);
+      const top = run.child.pid as number;
+      let tree: number[] = [];
       try {
-        expect(await until(() => run.output().includes(ready), 240_000)).toBe(true);
-        // The shipped weather server runs below the app.
-        expect(await until(() => appProcesses(run.child).length >= 2)).toBe(true);
-        app = appProcesses(run.child);
-        const pnpm = descendantsOf(run.child.pid as number).find((pid) =>
-          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('.bin/pnpm'),
+        expect(await until(() => ready.test(run.output()), 240_000)).toBe(true);
+        // The shipped weather server runs below the app (dev: the tsc watchers run, the app not yet).
+        const below = mode === 'dev' ? '/tsc ' : 'mcp_servers/';
+        expect(await until(() => descendantsOf(top).some((pid) => commandOf(pid).includes(below)))).toBe(
+          true,
         );
-        process.kill(target === 'npx' ? (run.child.pid as number) : (pnpm as number), 'SIGTERM');
-        await run.exited;
-        expect(await until(() => !app.some(alive))).toBe(true);
+        // In a terminal, the shell above npx stays.
+        const npx = terminal
+          ? descendantsOf(top).find((pid) => /(^|\/)npx |npm exec/.test(commandOf(pid)))
+          : top;
+        tree = [...(terminal ? [npx as number] : []), ...descendantsOf(npx as number)];
+        const folder = mode === 'demo' ? demoFolder(tree) : undefined;
+        if (mode === 'demo') expect(folder).toMatch(/ai-assistant-demo-/);
+        const pnpm = tree.find((pid) => commandOf(pid).includes('.bin/pnpm'));
+        // Ctrl-C typed in the terminal: SIGINT to every process of npx's job, unless one reads it as a key.
+        if (target === 'Ctrl-C') run.child.stdin?.write('\x03');
+        else process.kill((target === 'npx' ? npx : pnpm) as number, 'SIGTERM');
+        if (!terminal) await run.exited;
+        // Every process that was below npx ends: pnpm, the scripts, the app, its servers, the watchers.
+        const left = () => tree.filter(alive).map((pid) => `${pid} ${commandOf(pid)}`);
+        await until(() => left().length === 0);
+        expect(left()).toEqual([]);
         if (mode === 'bot') expect(run.output()).toContain('shutting down');
+        if (mode === 'dev') expect(run.output()).not.toContain('ai-assistant chat —');
+        if (folder) expect(existsSync(folder)).toBe(false);
+        // The terminal is gone for them: no stack trace, and pnpm saw the app exit 0.
+        if (terminal) expect(run.output()).not.toMatch(/EIO|ELIFECYCLE|Error/);
+        if (target === 'Ctrl-C') expect(await until(() => run.output().includes('exit code 0'))).toBe(true);
       } finally {
         // Whatever is left of the tree (all of it when the app never got ready) goes before its folder:
         // a store still open would write into the folder being removed.
-        const left = [...new Set([...app, ...descendantsOf(run.child.pid as number)])].filter(alive);
+        const left = [...new Set([...tree, ...descendantsOf(top)])].filter(alive);
         for (const pid of left) process.kill(pid, 'SIGKILL');
         if (run.child.exitCode === null) run.child.kill('SIGKILL');
         await until(() => !left.some(alive));

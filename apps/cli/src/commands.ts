@@ -150,11 +150,13 @@ const handlers: Record<string, (input: CommandInput) => Promise<CommandOutcome> 
     const lines = (await people.servers(localPerson)).map((server) => {
       const detail = server.state === 'connected' ? plural(server.toolCount, 'tool') : (server.reason ?? '');
       const enabled = server.enabled ? '' : ' — off in this workspace';
-      const yours = server.personalCredential
-        ? server.connected
-          ? ' — you: connected'
-          : ` — you: not connected (/connect ${server.name})`
-        : '';
+      // A disabled server cannot be connected to: no /connect is offered for it.
+      const yours =
+        server.personalCredential && server.state !== 'disabled'
+          ? server.connected
+            ? ' — you: connected'
+            : ` — you: not connected (/connect ${server.name})`
+          : '';
       return `  ${server.name} (${server.transport}): ${server.state}${detail ? ` — ${detail}` : ''}${enabled}${yours}`;
     });
     return {

@@ -29,7 +29,14 @@ import { completeLine, helpText, plural, runCommand } from './commands.js';
 import { connectCommand, connectProblem, LocalStore, localPerson } from './credentials.js';
 import { askAtPrompt, unattendedAnswer } from './elicitation.js';
 import { connectWithBrowser, loopbackRedirect } from './oauth.js';
-import { describeEvent, failure, logDestination, setupMessage, unconfiguredProvider } from './output.js';
+import {
+  describeEvent,
+  failure,
+  logDestination,
+  onceForEachServerState,
+  setupMessage,
+  unconfiguredProvider,
+} from './output.js';
 
 const write = (text: string) => process.stdout.write(text);
 const note = (text: string) => process.stderr.write(text);
@@ -80,7 +87,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   if (options.values['check-config']) return checkConfig(env, write);
   // One redactor for the process: the log lines, the providers' error texts and MCP's results.
   const redactor = new Redactor(environmentSecrets(env));
-  const logger = redactor.wrap(pino({ level: env.LOG_LEVEL || 'warn' }, logDestination(env, 2)));
+  const logger = redactor.wrap(
+    pino({ level: env.LOG_LEVEL || 'warn', hooks: onceForEachServerState() }, logDestination(env, 2)),
+  );
 
   // The loop's settings are read as the Slack app reads them: a malformed one is named, and nothing starts.
   let loop: ChatLoopSettings;
@@ -200,16 +209,40 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     };
     terminal.on('SIGINT', interrupt);
     process.on('SIGINT', interrupt);
-    // SIGTERM (pnpm dev restarting it, a supervisor): stop the answer and quit, closing the MCP servers.
-    process.once('SIGTERM', () => {
+    // SIGTERM (pnpm dev restarting it, a supervisor) or SIGHUP (its terminal closed): stop the answer and
+    // quit, closing the MCP servers, exit code 0.
+    let leaving = false;
+    const leave = () => {
+      if (leaving) return;
+      leaving = true;
       current?.abort();
       terminal.close();
+    };
+    process.once('SIGTERM', leave);
+    process.once('SIGHUP', leave);
+    // A terminal that went away (its window closed, the npx above the chat ended) answers EIO to reading
+    // and to setRawMode: the chat leaves as on SIGHUP, quietly, instead of dying of the error.
+    process.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EIO') throw error;
+      leave();
     });
     terminal.setPrompt('> ');
     terminal.prompt();
     // The line iterator buffers what is typed (or piped) while an answer is being written; an approval
     // question reads its answer from it too.
-    const lines = terminal[Symbol.asyncIterator]();
+    const typed = terminal[Symbol.asyncIterator]();
+    // A terminal that went away fails the read (EIO): that ends the input, as Ctrl-D does.
+    const lines: AsyncIterator<string> = {
+      next: async () => {
+        try {
+          return await typed.next();
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EIO') throw error;
+          leave();
+          return { done: true, value: undefined };
+        }
+      },
+    };
     const approve = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
       note(approvalSummary(request));
       note('Run it? [y/N/reason] ');
@@ -316,6 +349,12 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     await store.close();
   }
 }
+
+// What is written to a terminal that went away is lost (EIO), a closed pipe's too (EPIPE): not an error.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EIO' && error.code !== 'EPIPE') throw error;
+  });
 
 // Exit at once: idle keep-alive sockets to the model API would otherwise hold the process a few seconds.
 process.exit(await main());

@@ -18,6 +18,36 @@ export function logDestination(env: NodeJS.ProcessEnv, fd: 2): DestinationStream
     : pino.destination(fd);
 }
 
+/** What a server's supervisor says about it at each retry (host-core's log messages). */
+const serverStateMessages = new Set([
+  'MCP server failed to start',
+  'MCP server down; restarting it',
+  'MCP server disconnected',
+  'MCP server slow to start; trying again with a longer limit',
+]);
+
+/**
+ * pino hooks for the terminal chat: a server that keeps failing is printed once, and again only when what
+ * is said of it changes (another message, another reason); every retry would otherwise print the same
+ * block over the prompt. /servers shows its state at any time.
+ */
+export function onceForEachServerState(): NonNullable<Parameters<typeof pino>[0]>['hooks'] {
+  const last = new Map<string, string>();
+  return {
+    logMethod(args, method) {
+      const [fields, message] = args as unknown[];
+      const server = (fields as { server?: unknown } | undefined)?.server;
+      if (typeof message === 'string' && typeof server === 'string' && serverStateMessages.has(message)) {
+        const said = `${message}\u0000${String((fields as { reason?: unknown }).reason ?? '')}`;
+        const key = `${server}\u0000${message}`;
+        if (last.get(key) === said) return;
+        last.set(key, said);
+      }
+      method.apply(this, args);
+    },
+  };
+}
+
 /** `server › tool`, so the same tool name on two servers can be told apart. */
 function toolLabel(event: { server?: string; tool?: string; name: string }): string {
   return event.server && event.tool ? `${event.server} › ${event.tool}` : event.name;

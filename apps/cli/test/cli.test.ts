@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -63,6 +63,72 @@ describe('terminal chat without an LLM', () => {
     } finally {
       config.remove();
       await jma.close();
+    }
+  });
+});
+
+describe('#48 a failing server at the prompt', () => {
+  it('a server that keeps failing is printed once, not at every retry; /servers offers no /connect for a disabled server', async () => {
+    const folder = mkdtempSync(resolve(tmpdir(), 'failing-server-'));
+    const starts = resolve(folder, 'starts.txt');
+    const failing = resolve(folder, 'failing.mjs');
+    // A server that cannot start, noting each attempt so the test can wait for the retries.
+    writeFileSync(
+      failing,
+      `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(starts)}, 'start\\n');\nprocess.stderr.write('notes: /nowhere is not a folder\\n');\nprocess.exit(2);\n`,
+    );
+    const config = writeMcpConfig('http://127.0.0.1:9', {
+      notes: { command: process.execPath, args: [failing] },
+      tickets: {
+        type: 'http',
+        url: 'http://127.0.0.1:9/mcp',
+        headers: { Authorization: 'Bearer ${token}' },
+        disabled: true,
+      },
+    });
+    const startsSoFar = () => {
+      try {
+        return readFileSync(starts, 'utf8').split('\n').length - 1;
+      } catch {
+        return 0;
+      }
+    };
+    const dataDir = embeddedStoreFolder('failing-server-');
+    const child = spawn(process.execPath, [resolve(import.meta.dirname, '..', 'dist', 'main.js')], {
+      cwd: folder,
+      env: {
+        PATH: process.env.PATH ?? '',
+        MCP_ENABLED: 'true',
+        MCP_SERVERS_CONFIG: config.path,
+        DATA_DIR: dataDir,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise((done) => child.once('exit', done));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (startsSoFar() < 3 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+      expect(startsSoFar()).toBeGreaterThanOrEqual(3);
+      child.stdin.end('/servers\n');
+      expect(await exited).toBe(0);
+      expect(stderr.match(/MCP server failed to start/g)).toHaveLength(1);
+      expect(stderr.match(/MCP server down; restarting it/g)).toHaveLength(1);
+      expect(stderr).toContain('/nowhere is not a folder');
+      expect(stdout).toMatch(/notes \(stdio\): (failed|restarting)/);
+      expect(stdout).toMatch(/tickets \(http\): disabled/);
+      expect(stdout).not.toContain('/connect tickets');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      config.remove();
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });

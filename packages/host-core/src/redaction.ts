@@ -5,6 +5,28 @@ const minimumLength = 6;
 const maximumRemembered = 10_000;
 const keyShaped = /\b(?:sk|sk-ant|sk-proj|xox[abpr]|xapp)-[A-Za-z0-9_*-]{6,}/g;
 
+/** Words in a variable's name that speak of a secret, wherever they stand in it. */
+const secretWord = /(TOKEN|SECRET|PASSW|PWD|KEY|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE)/i;
+
+/**
+ * Whether a variable's value is plainly not a secret by its name: a folder, a file's path (`*_DIR`,
+ * `*_PATH`, `*_FILE`, `*_FOLDER`) or a URL without userinfo, query or fragment (`*_URL`), when no word
+ * of the name speaks of a secret (`PRIVATE_KEY_FILE` is kept hidden). Such a value is left visible in
+ * what a server prints ("/tmp/missing is not a folder"); every other value filled into a server stays
+ * redacted.
+ */
+export function plainByName(name: string, value: string): boolean {
+  if (secretWord.test(name)) return false;
+  if (/_(DIR|PATH|FILE|FOLDER)$/i.test(name)) return true;
+  if (!/_URL$/i.test(name)) return false;
+  try {
+    const url = new URL(value);
+    return !url.username && !url.password && !url.search && !url.hash;
+  } catch {
+    return false;
+  }
+}
+
 /** Values of the environment's secret-looking variables (`*_TOKEN`, `*_KEY`, `*_SECRET`, …). */
 export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env)

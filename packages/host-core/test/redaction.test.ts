@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
-import { Redactor } from '../src/redaction.js';
+import { plainByName, Redactor } from '../src/redaction.js';
 import { fixtures, listenOnLoopback, recordingLogger } from './helpers.js';
 
 const secrets = {
@@ -149,6 +149,8 @@ describe('no secret reaches a log line, an error or a tool result', () => {
     const env = {
       UPSTREAM_AUTH: 'plain-upstream-auth-777',
       API_PW: 'plain-api-pw-888',
+      // #48: a folder is not a secret by name, so a server's error about it shows it.
+      NOTES_DIR: '/tmp/notes-folder-that-is-missing',
       PATH: process.env.PATH ?? '',
     };
     const servers = parseMcpConfig(
@@ -160,6 +162,11 @@ describe('no secret reaches a log line, an error or a tool result', () => {
             env: { AUTH: '${UPSTREAM_AUTH}' },
           },
           remote: { url: `${base}/mcp?key=\${API_PW}` },
+          notes: {
+            command: process.execPath,
+            args: [join(fixtures, 'echo-server.mjs'), '--crash-quoting-env', 'NOTES'],
+            env: { NOTES: '${NOTES_DIR}' },
+          },
         },
       }),
       join(fixtures, 'mcp_servers.json'),
@@ -172,6 +179,7 @@ describe('no secret reaches a log line, an error or a tool result', () => {
       const reasons = manager.status().map((status) => status.reason ?? '');
       expect(reasons.join('\n')).toContain('login refused for key [REDACTED]');
       expect(reasons.join('\n')).toContain('HTTP 401');
+      expect(reasons.join('\n')).toContain('login refused for key /tmp/notes-folder-that-is-missing');
       const everything = JSON.stringify({ reasons, log: logger.lines });
       expect(everything).not.toContain(env.UPSTREAM_AUTH);
       expect(everything).not.toContain(env.API_PW);
@@ -182,6 +190,23 @@ describe('no secret reaches a log line, an error or a tool result', () => {
 });
 
 describe('the Redactor', () => {
+  it('#48 a value is kept when its variable names a folder, a file or a URL without credentials, and only then', () => {
+    expect(plainByName('KNOWLEDGE_DIR', '/tmp/missing')).toBe(true);
+    expect(plainByName('CONFIG_PATH', './x.json')).toBe(true);
+    expect(plainByName('CA_FILE', '/etc/ssl/ca.pem')).toBe(true);
+    expect(plainByName('JMA_BASE_URL', 'https://www.jma.go.jp/bosai')).toBe(true);
+    // A URL with userinfo, a query or a fragment may carry a credential.
+    expect(plainByName('UPSTREAM_URL', 'https://user:pw@example.com')).toBe(false);
+    expect(plainByName('UPSTREAM_URL', 'https://example.com/mcp?key=abc')).toBe(false);
+    expect(plainByName('UPSTREAM_URL', 'not a url')).toBe(false);
+    // A name that speaks of a secret wins over its ending.
+    expect(plainByName('PRIVATE_KEY_FILE', '/keys/key.pem')).toBe(false);
+    expect(plainByName('TOKEN_PATH', '/run/token')).toBe(false);
+    expect(plainByName('SECRET_DIR', '/run/secrets')).toBe(false);
+    expect(plainByName('API_KEY', 'abcdefgh')).toBe(false);
+    expect(plainByName('UPSTREAM_AUTH', 'plain')).toBe(false);
+  });
+
   it('hides credentials of a known shape even when they were never registered', () => {
     const redactor = new Redactor();
     expect(redactor.redact('Incorrect API key provided: sk-proj-abcdef123456.')).toBe(

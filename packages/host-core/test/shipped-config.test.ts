@@ -1,8 +1,9 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
 import { describe, expect, it } from 'vitest';
+import { serverSchema } from '../src/config/config-schema.js';
 import { loadMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 
@@ -89,7 +90,7 @@ describe('out of the box: weather, the knowledge folder and web search', () => {
 });
 
 describe('the example local config (config/mcp_servers.local.example.json)', () => {
-  it('is valid as config/mcp_servers.local.json beside the shipped config: knowledge on, an http, a builtin and an openapi entry', async () => {
+  it('is valid as config/mcp_servers.local.json beside the shipped config: an http, a builtin and an openapi entry', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'local-example-'));
     try {
       copyFileSync(shipped, join(folder, 'mcp_servers.json'));
@@ -116,5 +117,32 @@ describe('the example local config (config/mcp_servers.local.example.json)', () 
     } finally {
       rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
+  });
+});
+
+describe("the repository README's config docs", () => {
+  const readme = readFileSync(resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+  const section = (heading: string) => {
+    const start = readme.indexOf(heading);
+    return readme.slice(start, readme.indexOf('\n## ', start + heading.length));
+  };
+
+  it('#48 "Adding an MCP server" lists every field of an entry', () => {
+    const adding = section('\n## Adding an MCP server');
+    // The list of fields runs up to the first example.
+    const named = new Set(
+      [...adding.slice(0, adding.indexOf('```json')).matchAll(/`([a-z_]+)`/g)].map((match) => match[1]),
+    );
+    expect(Object.keys(serverSchema().shape).filter((field) => !named.has(field))).toEqual([]);
+  });
+
+  it('#48 says the knowledge server ships on, as config/mcp_servers.json has it', () => {
+    expect(readme).not.toContain('{"knowledge": {"disabled": false}}');
+    expect(readme).not.toMatch(/knowledge server turned on/);
+    const knowledgeReadme = readFileSync(
+      resolve(import.meta.dirname, '../../../mcp_servers/knowledge/README.md'),
+      'utf8',
+    );
+    expect(knowledgeReadme).not.toMatch(/it is listed disabled/);
   });
 });

@@ -58,11 +58,27 @@ export function isRetryableStatus(status: number | undefined): boolean {
   return status === 408 || status === 409 || status === 429 || (status !== undefined && status >= 500);
 }
 
+/** A base URL as it may be shown: scheme, host and path, without userinfo, query or fragment. */
+function shownEndpoint(baseURL: string): string {
+  try {
+    const url = new URL(baseURL);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return 'an unreadable base URL';
+  }
+}
+
 /**
  * Maps anything an SDK throws (APIError with `status`, connection errors, timeouts) to
- * {@link LLMProviderError}. Vendor text is redacted before it is kept.
+ * {@link LLMProviderError}. Vendor text is redacted before it is kept. `baseURL`, when given, is named
+ * (without credentials or query) in the message of a service that could not be reached.
  */
-export function toProviderError(provider: ProviderName, error: unknown, redact: Redact): LLMProviderError {
+export function toProviderError(
+  provider: ProviderName,
+  error: unknown,
+  redact: Redact,
+  baseURL?: string,
+): LLMProviderError {
   if (error instanceof LLMProviderError) return error;
   // SDK error classes keep name "Error"; their constructor names tell them apart.
   const name = `${(error as { name?: string })?.name ?? ''} ${(error as object)?.constructor?.name ?? ''}`;
@@ -80,7 +96,9 @@ export function toProviderError(provider: ProviderName, error: unknown, redact: 
       status: httpStatus,
       retryable,
       userMessage,
-      message: `${provider}${httpStatus ? ` ${httpStatus}` : ''}: ${detail}`,
+      message: `${provider}${httpStatus ? ` ${httpStatus}` : ''}: ${detail}${
+        code === 'CONNECTION' && baseURL ? ` (tried ${shownEndpoint(baseURL)})` : ''
+      }`,
       code,
       cause: error,
     });

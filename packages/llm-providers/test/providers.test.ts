@@ -533,6 +533,22 @@ describe('vendor errors become one error type, safe to show', () => {
       status: undefined,
     });
   });
+
+  it('#48 an unreachable service is named by the base URL tried, without credentials or query', async () => {
+    const unreachable = new OpenAIProvider({
+      model: 'm',
+      apiKey: 'k',
+      baseURL: 'http://someone:pass-word-1@127.0.0.1:9/v1?api-version=2026-01-01',
+      maxRetries: 0,
+    });
+    const error = await unreachable.complete(question).then(
+      () => new Error('answered'),
+      (caught: unknown) => caught as Error,
+    );
+    expect(error).toMatchObject({ code: 'CONNECTION' });
+    expect(error.message).toContain('http://127.0.0.1:9/v1');
+    expect(error.message).not.toMatch(/someone|pass-word|api-version/);
+  });
 });
 
 describe('hardening 12: never more tools than the vendor accepts', () => {

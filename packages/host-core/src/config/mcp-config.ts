@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { plainByName } from '../redaction.js';
 import {
   defaultIdleStopMs,
   defaultMaxToolTimeoutMs,
@@ -365,18 +366,24 @@ export function parseMcpConfig(
   ): ServerConfig {
     const disabled = common.disabled;
     // A disabled entry is kept as it is: its variables need not be set. Every value taken from the
-    // environment is remembered, so the host can redact it wherever a server repeats it.
+    // environment is remembered, so the host can redact it wherever a server repeats it; in a command,
+    // its arguments, its env and its url, a value plainly not secret by its variable's name (a folder, a
+    // URL without credentials) stays readable, so "…/notes is not a folder" says which one.
     const substituted: string[] = [];
     common.substituted = substituted;
-    const environment: NodeJS.ProcessEnv = disabled
-      ? new Proxy({}, { get: () => '' })
-      : new Proxy(env, {
-          get: (target, name) => {
-            const value = typeof name === 'string' ? target[name] : undefined;
-            if (value) substituted.push(value);
-            return value;
-          },
-        });
+    const remembering = (keepPlain: boolean): NodeJS.ProcessEnv =>
+      disabled
+        ? new Proxy({}, { get: () => '' })
+        : new Proxy(env, {
+            get: (target, name) => {
+              const value = typeof name === 'string' ? target[name] : undefined;
+              if (value && !(keepPlain && plainByName(name as string, value))) substituted.push(value);
+              return value;
+            },
+          });
+    const environment = remembering(true);
+    // OAuth settings, headers and OpenAPI security hold credentials whatever their variables are called.
+    const strictEnvironment = remembering(false);
     if (kind === 'stdio') {
       if (!entry.command)
         throw new McpConfigError(`${path}: ${where}.command: expected ${expectations.command}`);
@@ -414,7 +421,7 @@ export function parseMcpConfig(
         cwd: isAbsolute(cwd) ? cwd : resolve(baseFolder, cwd),
       } satisfies StdioServerConfig;
     }
-    const context: EntryContext = { path, where, environment, baseFolder, disabled };
+    const context: EntryContext = { path, where, environment: strictEnvironment, baseFolder, disabled };
     if (kind === 'builtin') return builtinEntry(entry, common, context);
     if (kind === 'openapi') return openApiEntry(entry, common, context);
     if (!entry.url) throw new McpConfigError(`${path}: ${where}.url: expected ${expectations.url}`);
@@ -423,7 +430,7 @@ export function parseMcpConfig(
       throw new McpConfigError(`${path}: ${where}.url: expected ${expectations.url}`);
     }
     // Header values stay templates: they are filled per request (tokens, then the environment).
-    const oauth = oauthOf(entry.oauth, environment, `${where}.oauth`, path);
+    const oauth = oauthOf(entry.oauth, strictEnvironment, `${where}.oauth`, path);
     return {
       ...common,
       transport: kind,

@@ -94,7 +94,12 @@ export class AnthropicProvider implements LLMProvider {
       const message = await this.client.messages.create(request, { signal: options.signal });
       return fromAnthropicResponse(message);
     } catch (error) {
-      throw toProviderError(this.name, error, this.options.redact ?? redactKey(this.options.apiKey));
+      throw toProviderError(
+        this.name,
+        error,
+        this.options.redact ?? redactKey(this.options.apiKey),
+        this.client.baseURL,
+      );
     }
   }
 }

@@ -195,7 +195,12 @@ export class OpenAIProvider implements LLMProvider {
           });
         vectors.push(...ordered.map((entry) => entry.embedding));
       } catch (error) {
-        throw toProviderError(this.name, error, this.options.redact ?? redactKey(this.options.apiKey));
+        throw toProviderError(
+          this.name,
+          error,
+          this.options.redact ?? redactKey(this.options.apiKey),
+          this.client.baseURL,
+        );
       }
     }
     return vectors;
@@ -230,7 +235,12 @@ export class OpenAIProvider implements LLMProvider {
       const completion = await this.client.chat.completions.create(request, { signal: options.signal });
       return fromOpenAIResponse(completion, { lenient: this.lenient });
     } catch (error) {
-      throw toProviderError(this.name, error, this.options.redact ?? redactKey(this.options.apiKey));
+      throw toProviderError(
+        this.name,
+        error,
+        this.options.redact ?? redactKey(this.options.apiKey),
+        this.client.baseURL,
+      );
     }
   }
 }
