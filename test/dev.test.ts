@@ -1,9 +1,16 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pnpmVersion, type RepositoryCopy, repositoryCopy } from './repository-copy.js';
 
-const repoRoot = resolve(import.meta.dirname, '..');
+// pnpm dev rebuilds what changes, in a copy of the repository: its watchers rewrite every workspace's
+// dist, which the other test files are running meanwhile.
+let copy: RepositoryCopy | undefined;
+beforeAll(() => {
+  copy = repositoryCopy('dev-test-');
+}, 300_000);
+afterAll(() => copy?.remove());
 
 async function until(check: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -12,7 +19,7 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
   return check();
 }
 
-/** Weather servers started from this repository's config folder (read from /proc: no ps needed). */
+/** Weather servers started from the copy's config folder (read from /proc: no ps needed). */
 function weatherServersRunning(): number {
   let count = 0;
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
@@ -20,7 +27,7 @@ function weatherServersRunning(): number {
       const runsWeather = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
         .split('\0')
         .some((arg) => arg.endsWith('mcp_servers/weather/dist/index.js'));
-      if (runsWeather && readlinkSync(`/proc/${pid}/cwd`).startsWith(repoRoot)) count++;
+      if (runsWeather && readlinkSync(`/proc/${pid}/cwd`).startsWith(copy?.root ?? '/nowhere')) count++;
     } catch {
       // the process ended meanwhile
     }
@@ -30,14 +37,12 @@ function weatherServersRunning(): number {
 
 describe('pnpm dev', () => {
   it('runs the chat in the foreground with stdin, restarts it once when an MCP server’s source changes, and exits 0 with it', async () => {
-    const source = join(repoRoot, 'mcp_servers', 'weather', 'src', 'version.ts');
+    const root = copy?.root as string;
+    const source = join(root, 'mcp_servers', 'weather', 'src', 'version.ts');
     const original = readFileSync(source, 'utf8');
-    const pnpmVersion = (
-      JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
-    ).packageManager.split('@')[1];
     // As README says: through npx, so no pnpm needs to be installed.
     const child = spawn('npx', ['--yes', `pnpm@${pnpmVersion}`, 'dev', '--chat'], {
-      cwd: repoRoot,
+      cwd: root,
       // A variable set in the shell reaches the app (no key here: the chat still opens).
       env: {
         PATH: process.env.PATH ?? '',

@@ -1,30 +1,34 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pnpmVersion, type RepositoryCopy, repoRoot, repositoryCopy } from './repository-copy.js';
 
 // README promises that SIGINT/SIGTERM stop everything. A container, a process manager or a script signals
 // the top process of the README's command (`npx --yes pnpm@… start`), which never passes the signal down
 // to the app: each case below left the bot and its MCP servers running before scripts/lib/launcher-watch.mjs.
-const repoRoot = resolve(import.meta.dirname, '..');
-const pnpmVersion = (
-  JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
-).packageManager.split('@')[1];
+// The commands run in a copy of the repository: pnpm dev's watchers, stopped in their first pass, would
+// leave half-written dist files where the other test files run them.
 
 interface Fakes {
   apiUrl: string;
   close(): Promise<void>;
 }
 let slack: Fakes;
+let copy: RepositoryCopy | undefined;
 
 beforeAll(async () => {
+  copy = repositoryCopy('stop-test-');
   // The test kit is built before the repository's checks run; imported by path, it needs no dependency here.
   const testKit = (await import(join(repoRoot, 'packages', 'test-kit', 'dist', 'index.js'))) as {
     startFakeSlack(): Promise<Fakes>;
   };
   slack = await testKit.startFakeSlack();
+}, 300_000);
+afterAll(async () => {
+  await slack?.close();
+  copy?.remove();
 });
-afterAll(() => slack?.close());
 
 /** The processes below `pid`, read from /proc. */
 function descendantsOf(pid: number): number[] {
@@ -96,12 +100,12 @@ function startReadmeCommand(mode: Mode, dataDir: string, terminal: boolean) {
   const log = terminal ? join(dataDir, 'terminal.log') : undefined;
   const child = log
     ? spawn('script', ['-qec', 'bash --norc --noprofile -i', '/dev/null'], {
-        cwd: repoRoot,
+        cwd: copy?.root,
         env: { ...environment(dataDir), SHELL: '/bin/bash', PS1: '$ ' },
         stdio: ['pipe', 'ignore', 'ignore'],
       })
     : spawn('npx', args, {
-        cwd: repoRoot,
+        cwd: copy?.root,
         env: { ...environment(dataDir), ...bot },
         // stdin held open, as a script or a supervisor does.
         stdio: ['pipe', 'pipe', 'pipe'],

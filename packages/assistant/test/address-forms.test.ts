@@ -1,10 +1,9 @@
 import { lookup } from 'node:dns/promises';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { isRefusedAddress } from '@ai-assistant/host-core/internal';
 import { openStore, type Store } from '@ai-assistant/store';
-import { startStatelessServer } from '@ai-assistant/test-kit';
+import { embeddedStoreFolder, startStatelessServer } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { People } from '../src/people.js';
 import type { WorkspaceServerError } from '../src/workspace-servers.js';
@@ -22,7 +21,7 @@ describe('addresses a workspace’s server may not reach', () => {
   const reached: string[] = [];
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'address-forms-'));
+    dataDir = embeddedStoreFolder('address-forms-');
     store = await openStore({ dataDir, env: {} });
     remote = await startStatelessServer(
       () => {},

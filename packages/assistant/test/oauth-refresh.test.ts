@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { McpClientManager, type OAuthStore, oauthStoreOver } from '@ai-assistant/host-core';
 import { parseGrant } from '@ai-assistant/host-core/internal';
 import { openStore, type Store } from '@ai-assistant/store';
@@ -8,6 +6,7 @@ import { storeDatabase } from '@ai-assistant/store/testing';
 import {
   type AuthorizationServer,
   clock,
+  embeddedStoreFolder,
   followAuthorization,
   type ProtectedServer,
   startAuthorizationServer,
@@ -31,7 +30,7 @@ afterEach(async () => {
 let dataDir: string;
 let store: Store;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'oauth-refresh-'));
+  dataDir = embeddedStoreFolder('oauth-refresh-');
   store = await openStore({ dataDir, env: {} });
 }, 60_000);
 afterAll(async () => {

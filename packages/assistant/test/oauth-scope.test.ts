@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { oauthStoreOver, type ToolCallError } from '@ai-assistant/host-core';
 import { openStore, type Store } from '@ai-assistant/store';
 import {
   type AuthorizationServer,
+  embeddedStoreFolder,
   followAuthorization,
   type ProtectedServer,
   recordingLogger,
@@ -26,7 +25,7 @@ describe('a tool that needs more access than the person granted', () => {
   let server: ProtectedServer;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'oauth-scope-'));
+    dataDir = embeddedStoreFolder('oauth-scope-');
     store = await openStore({ dataDir, env: {} });
     as = await startAuthorizationServer({ accessTokenTtlSeconds: 600 });
     // People sign in with mcp:read; the tool `write` needs mcp:write.

@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { openStore, type Store } from '@ai-assistant/store';
-import { startTokenServer, type TokenServer, tokenOf } from '@ai-assistant/test-kit';
+import { embeddedStoreFolder, startTokenServer, type TokenServer, tokenOf } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { People } from '../src/people.js';
 import { managerPool, remoteServer } from './helpers.js';
@@ -18,7 +16,7 @@ describe('a person’s own connection that fails when it opens', () => {
   let tickets: TokenServer;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'own-connections-'));
+    dataDir = embeddedStoreFolder('own-connections-');
     store = await openStore({ dataDir, env: {} });
     tickets = await startTokenServer({ requireToken: true });
   }, 60_000);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '@ai-assistant/store';
-import { recordingLogger } from '@ai-assistant/test-kit';
+import { embeddedStoreFolder, recordingLogger } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { People } from '../src/people.js';
 import { startPeople } from '../src/start-people.js';
@@ -19,7 +19,7 @@ describe('People: the one service both apps use', () => {
   let store: Store;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'people-store-'));
+    dataDir = embeddedStoreFolder('people-store-');
     store = await openStore({ dataDir, env: {} });
   }, 60_000);
   afterEach(() => pool.closeAll());

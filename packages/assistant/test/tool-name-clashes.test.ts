@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { openStore, type Store } from '@ai-assistant/store';
-import { startStatelessServer } from '@ai-assistant/test-kit';
+import { embeddedStoreFolder, startStatelessServer } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { People } from '../src/people.js';
 import { managerPool, remoteServer } from './helpers.js';
@@ -35,7 +33,7 @@ describe('tool names of servers whose names read alike', () => {
   };
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'tool-name-clashes-'));
+    dataDir = embeddedStoreFolder('tool-name-clashes-');
     store = await openStore({ dataDir, env: {} });
   }, 60_000);
   afterEach(() => pool.closeAll());

@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CancelledError, type ChatEvent, ChatService } from '@ai-assistant/host-core';
 import { openStore, type Store } from '@ai-assistant/store';
-import { ScriptedProvider } from '@ai-assistant/test-kit';
+import { embeddedStoreFolder, ScriptedProvider } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UsageGate } from '../src/usage.js';
 import { memoryUsageStore } from '../src/usage-store.js';
@@ -95,7 +94,7 @@ describe('#43.12 budgets that hold', () => {
   let dataDir: string;
   let store: Store;
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'usage-'));
+    dataDir = embeddedStoreFolder('usage-');
     store = await openStore({ dataDir, env: {} });
   }, 60_000);
   afterEach(() => pool.closeAll());

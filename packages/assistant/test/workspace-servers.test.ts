@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AddressAllowlist, guardedFetch, oauthStoreOver } from '@ai-assistant/host-core';
 import { guardedAgent, isRefusedAddress } from '@ai-assistant/host-core/internal';
 import { openStore, type Store } from '@ai-assistant/store';
 import { rowsMentioning, storeDatabase } from '@ai-assistant/store/testing';
 import {
   type AuthorizationServer,
+  embeddedStoreFolder,
   followAuthorization,
   listenOnLoopback,
   type ProtectedServer,
@@ -38,7 +37,7 @@ describe('servers a workspace adds', () => {
   let remote: TokenServer;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'workspace-servers-'));
+    dataDir = embeddedStoreFolder('workspace-servers-');
     store = await openStore({ dataDir, env: {} });
     remote = await startTokenServer({ requireToken: true });
   }, 60_000);
@@ -455,7 +454,7 @@ describe('a workspace’s server where each person signs in with OAuth', () => {
   let server: ProtectedServer;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'workspace-oauth-'));
+    dataDir = embeddedStoreFolder('workspace-oauth-');
     store = await openStore({ dataDir, env: {} });
     as = await startAuthorizationServer({ accessTokenTtlSeconds: 600 });
     server = await startProtectedServer(as.issuer);

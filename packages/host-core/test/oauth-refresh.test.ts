@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { openStore, type Store } from '@ai-assistant/store';
 import { storeDatabase } from '@ai-assistant/store/testing';
 import {
   authorize,
   clock,
+  embeddedStoreFolder,
   type FakeAuthOptions,
   recordingLogger,
   startFakeAuth,
@@ -32,7 +31,7 @@ afterEach(async () => {
 let dataDir: string;
 let store: Store;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'oauth-refresh-'));
+  dataDir = embeddedStoreFolder('oauth-refresh-');
   store = await openStore({ dataDir, env: {} });
 }, 60_000);
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '@ai-assistant/store';
-import { childProcesses, recordingLogger } from '@ai-assistant/test-kit';
+import { childProcesses, recordingLogger, seedEmbeddedStore } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
@@ -19,7 +19,7 @@ const folders: string[] = [];
 let store: Store;
 
 beforeAll(async () => {
-  store = await openStore({ dataDir: scratch(), env: {} });
+  store = await openStore({ dataDir: seedEmbeddedStore(scratch()), env: {} });
 });
 afterAll(async () => {
   await store?.close();

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { embeddedStoreFolder } from '@ai-assistant/test-kit';
 import { afterEach, expect, it } from 'vitest';
 import { keyFileName, openStore } from '../src/index.js';
 
@@ -14,7 +15,7 @@ afterEach(() => {
 });
 
 it('rotate-key (embedded key file): a new key, everything re-encrypted, the old key gone', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'rotate-'));
+  const dataDir = embeddedStoreFolder('rotate-');
   folders.push(dataDir);
   const store = await openStore({ dataDir, env: {} });
   await store.credentials.put('T1', 'U_ALICE', 'github', 'ghp_alice');
