@@ -8,6 +8,17 @@ export const pnpmVersion = (
   JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
 ).packageManager.split('@')[1] as string;
 
+/** turbo's local cache: the repository's own, or in a git worktree the main worktree's, which turbo shares. */
+function turboCache(): string | undefined {
+  const common = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  }).trim();
+  return [join(repoRoot, '.turbo', 'cache'), join(dirname(common), '.turbo', 'cache')].find((folder) =>
+    existsSync(folder),
+  );
+}
+
 export interface RepositoryCopy {
   root: string;
   /** `npx --yes pnpm@<the repository's> …args` in the copy, as README spells it; its stdout. */
@@ -30,8 +41,8 @@ export function repositoryCopy(prefix: string): RepositoryCopy {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     cpSync(join(repoRoot, file), join(root, file));
   }
-  if (existsSync(join(repoRoot, '.turbo', 'cache')))
-    cpSync(join(repoRoot, '.turbo', 'cache'), join(root, '.turbo', 'cache'), { recursive: true });
+  const cache = turboCache();
+  if (cache) cpSync(cache, join(root, '.turbo', 'cache'), { recursive: true });
   const pnpm = (...args: string[]) =>
     execFileSync('npx', ['--yes', `pnpm@${pnpmVersion}`, ...args], {
       cwd: root,
