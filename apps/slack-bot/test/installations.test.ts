@@ -3,7 +3,12 @@ import { openStore, type Store } from '@ai-assistant/store';
 import { rowsMentioning } from '@ai-assistant/store/testing';
 import { embeddedStoreFolder } from '@ai-assistant/test-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findInstallation, forgetInstallation, installationId, saveInstallation } from './installations.js';
+import {
+  findInstallation,
+  forgetInstallation,
+  installationId,
+  saveInstallation,
+} from '../src/slack/installations.js';
 
 const botToken = 'xoxb-T1-bot-token-never-in-clear';
 

@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { openStore, type Store } from '@ai-assistant/store';
-import { recordingLogger } from '@ai-assistant/test-kit';
+import { embeddedStoreFolder, recordingLogger } from '@ai-assistant/test-kit';
 import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ThreadRecorder, timeOfTs } from './thread-recorder.js';
+import { ThreadRecorder, timeOfTs } from '../src/slack/thread-recorder.js';
 
 const day = 86_400_000;
 const started = '1767225600.000100'; // 2026-01-01T00:00:00Z
@@ -14,7 +12,7 @@ const started = '1767225600.000100'; // 2026-01-01T00:00:00Z
 let store: Store;
 let dataDir: string;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'thread-recorder-'));
+  dataDir = embeddedStoreFolder('thread-recorder-');
   store = await openStore({ dataDir, env: {} });
 });
 afterAll(async () => {
