@@ -99,6 +99,9 @@ export function createSlackBot({
     clientOptions,
     logger: slackLogger,
     logLevel: LogLevel.INFO,
+    // Bolt's own auth.test runs in start(), awaited: from the constructor it ran unawaited, and a token
+    // Slack refused at once crashed the process before /healthz could say why.
+    deferInitialization: true,
   });
   const storeHealth = new StoreHealth(store.coordination, logger);
   const installOptions = config.oauth
@@ -293,6 +296,7 @@ export function createSlackBot({
         const identity = await reaching('auth.test', 'SLACK_BOT_TOKEN', () => app.client.auth.test());
         bot = { userId: identity.user_id as string, ...(identity.bot_id ? { botId: identity.bot_id } : {}) };
       }
+      await reaching('auth.test', 'SLACK_BOT_TOKEN', () => app.init());
       await store.coordination.start();
       // Requests of replicas that stopped while asking can no longer be answered: their messages say so.
       void approvals.expireOrphans(

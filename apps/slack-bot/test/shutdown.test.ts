@@ -191,3 +191,62 @@ describe('#48 the health endpoint listens before Slack answers', () => {
     }
   }, 120_000);
 });
+
+describe('#48 a token Slack refuses at once', () => {
+  // Slack answers a wrong token with `invalid_auth` (docs.slack.dev, auth.test): here every call at once.
+  for (const [mode, receiver] of [
+    ['Socket Mode', { SLACK_APP_TOKEN: 'xapp-refused-app-token' }],
+    ['HTTP', { SLACK_SIGNING_SECRET: 'refused-signing-secret' }],
+  ] as const)
+    it(`${mode}: the bot keeps running, /healthz says 503 "failed" with the reason; SIGTERM exits 0`, async () => {
+      let authTests = 0;
+      const slack = createHttpServer((request, response) => {
+        request.resume();
+        if (request.url?.endsWith('/auth.test')) authTests++;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ ok: false, error: 'invalid_auth' }));
+      });
+      await new Promise<void>((resolvePromise) => slack.listen(0, '127.0.0.1', resolvePromise));
+      const address = slack.address();
+      const slackPort = typeof address === 'object' && address ? address.port : 0;
+      const port = await freePort();
+      const workdir = mkdtempSync(resolve(tmpdir(), 'bot-refused-'));
+      const bot = runBotProcess(mainEntry, workdir, {
+        PATH: process.env.PATH ?? '',
+        SLACK_BOT_TOKEN: 'xoxb-refused-bot-token',
+        ...receiver,
+        SLACK_API_URL: `http://127.0.0.1:${slackPort}/api/`,
+        PORT: String(port),
+        OPENAI_API_KEY: 'sk-refused-test-key-0123',
+        MCP_ENABLED: 'false',
+      });
+      try {
+        // The bot says it cannot start, and why; from then on it only reports.
+        await Promise.race([
+          waitFor(() => /cannot start: .*invalid_auth/.test(bot.output()), 60_000).catch(() => undefined),
+          bot.exited,
+        ]);
+        expect(bot.output()).toMatch(/cannot start: .*invalid_auth/);
+        expect(authTests).toBeGreaterThan(0);
+        const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+        const report = JSON.parse(await response.text()) as { slack: { state: string; reason: string } };
+        expect(response.status).toBe(503);
+        expect(report.slack.state).toBe('failed');
+        expect(report.slack.reason).toContain('SLACK_BOT_TOKEN');
+        // Still running after every call Slack was sent has been answered.
+        const answered = authTests;
+        await fetch(`http://127.0.0.1:${port}/healthz`);
+        expect(authTests).toBe(answered);
+        expect(bot.child.exitCode).toBeNull();
+        expect(bot.output()).not.toContain('WebAPIPlatformError');
+        bot.child.kill('SIGTERM');
+        expect(await bot.exited).toBe(0);
+        expect(bot.output()).not.toContain('xoxb-refused-bot-token');
+      } finally {
+        if (bot.child.exitCode === null) bot.child.kill('SIGKILL');
+        slack.closeAllConnections();
+        slack.close();
+        rmSync(workdir, { recursive: true, force: true, maxRetries: 5 });
+      }
+    }, 120_000);
+});
