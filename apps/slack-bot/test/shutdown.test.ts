@@ -66,7 +66,7 @@ describe('the built app as a process', () => {
       config.remove();
       rmSync(workdir, { recursive: true, force: true, maxRetries: 5 });
     }
-  }, 40_000);
+  }, 120_000);
 });
 
 describe('a busy port', () => {
