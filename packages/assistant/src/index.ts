@@ -34,7 +34,7 @@ export {
   usageLimitsFromEnv,
   WorkspaceBudgetError,
 } from './usage.js';
-export { memoryUsageStore, type UsageStore } from './usage-store.js';
+export type { UsageStore } from './usage-store.js';
 export {
   type WorkspaceServerAuth,
   WorkspaceServerError,

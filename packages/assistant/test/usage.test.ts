@@ -5,10 +5,19 @@ import { openStore, type Store } from '@ai-assistant/store';
 import { embeddedStoreFolder, ScriptedProvider } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UsageGate } from '../src/usage.js';
-import { memoryUsageStore } from '../src/usage-store.js';
 import { everythingEntry, fixtures, managerPool, nodeServer } from './helpers.js';
 
-const person = { workspace: 'T1', user: 'U1' };
+// Usage is counted in the embedded store (PGlite), as the apps count it; each test its own workspace.
+let dataDir: string;
+let store: Store;
+beforeAll(async () => {
+  dataDir = embeddedStoreFolder('usage-');
+  store = await openStore({ dataDir, env: {} });
+}, 60_000);
+afterAll(async () => {
+  await store?.close();
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+});
 
 function clock(iso = '2026-11-23T21:30:00Z') {
   let now = Date.parse(iso);
@@ -19,8 +28,9 @@ describe('usage and budgets', () => {
   it('a spent daily budget stops the next question with its message and when it resets; the model is not called', async () => {
     const time = clock();
     const provider = new ScriptedProvider([{ text: 'answer', usage: { inputTokens: 80, outputTokens: 40 } }]);
+    const person = { workspace: 'T-daily', user: 'U1' };
     const usage = new UsageGate({
-      store: memoryUsageStore(),
+      store: store.usage,
       limits: { tokensPerPersonDay: 100 },
       now: time.now,
     });
@@ -41,11 +51,11 @@ describe('usage and budgets', () => {
 
   it('a workspace budget stops everyone in it; the per-person rate stops a fast asker for the rest of the minute', async () => {
     const time = clock();
-    const store = memoryUsageStore();
+    let person = { workspace: 'T-workspace', user: 'U1' };
     const provider = new ScriptedProvider([{ text: 'answer', usage: { inputTokens: 60, outputTokens: 0 } }]);
     const chat = new ChatService({
       provider,
-      usage: new UsageGate({ store, limits: { tokensPerWorkspaceDay: 100 }, now: time.now }),
+      usage: new UsageGate({ store: store.usage, limits: { tokensPerWorkspaceDay: 100 }, now: time.now }),
     });
     await chat.respond({ history: [], userMessage: 'a', person });
     await chat.respond({ history: [], userMessage: 'b', person: { ...person, user: 'U2' } });
@@ -53,10 +63,11 @@ describe('usage and budgets', () => {
       (await chat.respond({ history: [], userMessage: 'c', person: { ...person, user: 'U3' } })).text,
     ).toMatch(/^This workspace has used today's budget of 100 model tokens/);
 
+    person = { workspace: 'T-rate', user: 'U1' };
     const rated = new ChatService({
       provider,
       usage: new UsageGate({
-        store: memoryUsageStore(),
+        store: store.usage,
         limits: { questionsPerPersonMinute: 2 },
         now: time.now,
       }),
@@ -74,12 +85,15 @@ describe('usage and budgets', () => {
   });
 
   it('counts each turn: question, tokens, tool calls', async () => {
-    const store = memoryUsageStore();
     const time = clock();
+    const person = { workspace: 'T-count', user: 'U1' };
     const provider = new ScriptedProvider([{ text: 'ok', usage: { inputTokens: 7, outputTokens: 3 } }]);
-    const chat = new ChatService({ provider, usage: new UsageGate({ store, limits: {}, now: time.now }) });
+    const chat = new ChatService({
+      provider,
+      usage: new UsageGate({ store: store.usage, limits: {}, now: time.now }),
+    });
     await chat.respond({ history: [], userMessage: 'q', person });
-    expect(await store.totals('T1', '2026-11-23', '2026-11-23', 'U1')).toEqual({
+    expect(await store.usage.totals('T-count', '2026-11-23', '2026-11-23', 'U1')).toEqual({
       questions: 1,
       inputTokens: 7,
       outputTokens: 3,
@@ -91,17 +105,7 @@ describe('usage and budgets', () => {
 // Budgets through the real store (PGlite): turns asked at once, a server's completions, a cancelled turn.
 describe('#43.12 budgets that hold', () => {
   const pool = managerPool();
-  let dataDir: string;
-  let store: Store;
-  beforeAll(async () => {
-    dataDir = embeddedStoreFolder('usage-');
-    store = await openStore({ dataDir, env: {} });
-  }, 60_000);
   afterEach(() => pool.closeAll());
-  afterAll(async () => {
-    await store?.close();
-    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
-  });
   const today = () => new Date().toISOString().slice(0, 10);
   const spent = async (user: string) => {
     const totals = await store.usage.totals('T1', today(), today(), user);
