@@ -19,6 +19,22 @@ import { readable } from './lib/slack-display.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const say = (text) => process.stdout.write(`${text}\n`);
+const usage = `ai-assistant demo — the bot runs against a Slack, a model and JMA on this machine.
+Type as a person in #demo; each line without a thread starts one. Try:
+  東京の天気を教えて
+  call search_knowledge {"query": "KNOWLEDGE_DIR"}
+  call delete_record {"id": "r1"}     (a write: the bot asks first; answer with /press)
+  /assistant servers        (the bot's slash command)
+  /connect tracker          sign in to the OAuth-protected server (an authorization server on this
+                            machine; this terminal plays your browser), then: call whoami
+  /press <n>                press button n of the last answer
+  /new                      start a new thread next
+  /exit`;
+
+if (args.includes('--help') || args.includes('-h')) {
+  say(`Usage: pnpm demo [--no-build]\n\n${usage}`);
+  process.exit(0);
+}
 
 if (!args.includes('--no-build') && !(await buildAll(root))) {
   process.stderr.write('The build failed; see above.\n');
@@ -125,17 +141,7 @@ process.once('SIGHUP', () => void stop(0));
 watchLaunchers(() => void stop(0));
 
 await slack.connected();
-say(`ai-assistant demo — the bot runs against a Slack, a model and JMA on this machine.
-Type as a person in #demo; each line without a thread starts one. Try:
-  東京の天気を教えて
-  call search_knowledge {"query": "KNOWLEDGE_DIR"}
-  call delete_record {"id": "r1"}     (a write: the bot asks first; answer with /press)
-  /assistant servers        (the bot's slash command)
-  /connect tracker          sign in to the OAuth-protected server (an authorization server on this
-                            machine; this terminal plays your browser), then: call whoami
-  /press <n>                press button n of the last answer
-  /new                      start a new thread next
-  /exit`);
+say(usage);
 
 /** A message the bot shows while it works ("💭 考えています…", "⏳ 順番待ちです…"), replaced by the answer. */
 const placeholder = (message) => message.streaming || /^(💭|⏳|🔧|🔎)/u.test(message.text);

@@ -7,9 +7,9 @@ import { readable } from '../scripts/lib/slack-display.mjs';
 // `pnpm demo`: the bot against the local Slack, the scripted model and JMA, talked to on stdin.
 const repoRoot = resolve(import.meta.dirname, '..');
 
-function runDemo(input: string) {
+function runDemo(input: string, args = ['--no-build']) {
   return new Promise<{ code: number | null; output: string }>((done) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'scripts', 'demo.mjs'), '--no-build'], {
+    const child = spawn(process.execPath, [join(repoRoot, 'scripts', 'demo.mjs'), ...args], {
       cwd: repoRoot,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
     });
@@ -31,6 +31,14 @@ function runDemo(input: string) {
 }
 
 describe('pnpm demo', () => {
+  it('#48 --help prints what to type and exits 0, starting nothing', async () => {
+    const { code, output } = await runDemo('', ['--help']);
+    expect(code).toBe(0);
+    expect(output).toMatch(/^Usage: pnpm demo \[--no-build\]/);
+    expect(output).toContain('/connect tracker');
+    expect(output).not.toContain('building');
+  });
+
   it('#48 the demo shows Slack text readably: mentions, channels, links, escapes', () => {
     const people = { UHUMAN01: 'you', UBOT: 'assistant' };
     expect(

@@ -283,6 +283,26 @@ async function callDirectly(
   const target = view.resolveTool(tool.name);
   const shown = view.redact(args as Record<string, unknown>);
   const at = new Date();
+  /** The audit row of this call, as the model's calls are recorded. */
+  const audit = (
+    outcome: ToolAuditEntry['outcome'],
+    durationMs: number,
+    approval?: ToolAuditEntry['approval'],
+  ) =>
+    context
+      .audit?.({
+        kind: 'tool_call',
+        at,
+        workspace: localPerson.workspace,
+        person: localPerson.user,
+        ...(target ? { server: target.server } : {}),
+        tool: target?.tool ?? tool.name,
+        arguments: JSON.stringify(shown).slice(0, 2000),
+        ...(approval ? { approval } : {}),
+        outcome,
+        durationMs,
+      })
+      .catch(() => undefined);
   let approval: ToolAuditEntry['approval'];
   if (tool.needsApproval) {
     const decision = context.approve
@@ -294,7 +314,12 @@ async function callDirectly(
           hints: tool.hints ?? { readOnly: false, destructive: true, idempotent: false, openWorld: true },
         })
       : { outcome: 'expired' as const };
-    if (decision.outcome !== 'approved') return `Not run: ${tool.name} changes things and was not approved.`;
+    if (decision.outcome !== 'approved') {
+      // Declined: audited as denied, with no duration (nothing ran; the wait was the person's).
+      await audit('denied', 0);
+      const reason = decision.outcome === 'denied' && decision.reason ? `, saying: "${decision.reason}"` : '';
+      return `Not run: ${tool.name} changes things and was not approved${reason}.`;
+    }
     approval = { by: localPerson.user, at: new Date() };
   }
   const started = performance.now();
@@ -313,20 +338,7 @@ async function callDirectly(
     const message = (error as Error).message;
     text = `Error: ${message}${/-32602|invalid arguments/i.test(message) ? `\n${expectedArguments(tool)}` : ''}`;
   }
-  await context
-    .audit?.({
-      kind: 'tool_call',
-      at,
-      workspace: localPerson.workspace,
-      person: localPerson.user,
-      ...(target ? { server: target.server } : {}),
-      tool: target?.tool ?? tool.name,
-      arguments: JSON.stringify(shown).slice(0, 2000),
-      ...(approval ? { approval } : {}),
-      outcome,
-      durationMs: performance.now() - started,
-    })
-    .catch(() => undefined);
+  await audit(outcome, performance.now() - started, approval);
   return text;
 }
 

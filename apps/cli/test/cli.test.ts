@@ -367,7 +367,7 @@ describe('terminal chat with the real weather server', () => {
         '/call weather/get_weather {oops',
         '/call nothing_here {}',
         '/call delete_record {"id": "r1"}',
-        'n',
+        'not today',
         '/call mcp__records__delete_record {"id": "r2"}',
         'y',
         '/read host host://settings',
@@ -384,8 +384,9 @@ describe('terminal chat with the real weather server', () => {
       expect(result.stdout).toContain('晴れ時々くもり');
       expect(result.stdout).toContain('Not run: the arguments are not JSON');
       expect(result.stdout).toContain('No tool nothing_here');
+      // #48 the person's reason is shown back, and the declined call is audited as denied.
       expect(result.stdout).toContain(
-        'Not run: mcp__records__delete_record changes things and was not approved.',
+        'Not run: mcp__records__delete_record changes things and was not approved, saying: "not today".',
       );
       expect(result.stdout).toContain('deleted with {"id":"r2"}');
       expect(result.stdout).not.toContain('deleted with {"id":"r1"}');
@@ -399,8 +400,12 @@ describe('terminal chat with the real weather server', () => {
         const rows = (await store.audit.recent('local')).reverse();
         expect(rows.map((row) => [row.tool, row.outcome, row.approval ? 'approved' : 'auto'])).toEqual([
           ['get_weather', 'ok', 'auto'],
+          ['delete_record', 'denied', 'auto'],
           ['delete_record', 'ok', 'approved'],
         ]);
+        // Nothing ran for the declined call: its duration is not the time the person took to answer.
+        expect(rows[1]?.durationMs).toBe(0);
+        expect(rows[1]?.arguments).toContain('r1');
       } finally {
         await store.close();
       }

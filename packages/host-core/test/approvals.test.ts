@@ -127,10 +127,30 @@ describe('a person approves what changes the world', () => {
   it.each(declined)('%s; the write never reaches the server', async (_name, decision, expected) => {
     const provider = writeAndRead();
     const tools = await pool.connect([nodeServer('notes', echo)]);
-    await new ChatService({ provider, tools }).respond({
+    const events: ChatEvent[] = [];
+    const audited: Array<{ tool: string; outcome: string; durationMs: number }> = [];
+    await new ChatService({
+      provider,
+      tools,
+      audit: (entry) =>
+        void audited.push({ tool: entry.tool, outcome: entry.outcome, durationMs: entry.durationMs }),
+    }).respond({
       history: [],
       userMessage: 'メモして',
-      approve: async () => decision,
+      person: { workspace: 'T1', user: 'U1' },
+      onEvent: (event) => void events.push(event),
+      approve: async () => {
+        // The person answers after the round's read (a 50 ms sleep) has finished.
+        while (!events.some((event) => event.type === 'tool_end' && event.callId === 'r'))
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        return decision;
+      },
+    });
+    // #48 audited as denied, and with no duration: nothing ran, and the wait was the person's.
+    expect(audited.find((entry) => entry.tool === 'write_note')).toEqual({
+      tool: 'write_note',
+      outcome: 'denied',
+      durationMs: 0,
     });
     expect(toolMessage(provider.calls[1]!, 'w')).toMatchObject({
       isError: true,
@@ -168,11 +188,18 @@ describe('a person approves what changes the world', () => {
   it('no approver: a call that needs approval is refused with a clear error, and nothing runs', async () => {
     const provider = writeAndRead();
     const tools = await pool.connect([nodeServer('notes', echo)]);
-    await new ChatService({ provider, tools }).respond({ history: [], userMessage: 'メモして' });
+    const audited: string[] = [];
+    await new ChatService({ provider, tools, audit: (entry) => void audited.push(entry.outcome) }).respond({
+      history: [],
+      userMessage: 'メモして',
+      person: { workspace: 'T1', user: 'U1' },
+    });
     expect(toolMessage(provider.calls[1]!, 'w')).toMatchObject({
       isError: true,
       content: expect.stringContaining("needs a person's approval before it runs"),
     });
+    // #48 refused, not failed: the audit says denied (the read beside it ran: ok).
+    expect(audited.sort()).toEqual(['denied', 'ok']);
     expect((await tools.callTool('mcp__notes__read_notes', {})).text).toBe('no notes');
   });
 

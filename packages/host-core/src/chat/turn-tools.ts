@@ -127,7 +127,7 @@ export class TurnTools {
   ): Promise<string | undefined> {
     const approve = this.options.approve;
     if (!approve)
-      return `Error: ${call.name} needs a person's approval before it runs, and no one can be asked here; it was not run. Tell the user it needs their approval.`;
+      return `Error: not run: ${call.name} needs a person's approval before it runs, and no one can be asked here. Tell the user it needs their approval.`;
     const key = `${call.name}\u0000${JSON.stringify(call.arguments)}`;
     const earlier = this.declined.get(key);
     if (earlier) return `Error: not run: ${earlier} Do not call it again in this turn.`;
@@ -237,6 +237,7 @@ export class TurnTools {
     let content: string;
     let ok = false;
     let images: ImageContent[] | undefined;
+    let notRun = false;
     try {
       const definition = tools.find((tool) => tool.name === call.name);
       const problem =
@@ -260,6 +261,7 @@ export class TurnTools {
           ok = true;
         } else if (refusal !== undefined) {
           content = refusal;
+          notRun = true;
         } else {
           // The call's duration is the call's: the wait for the person is not the tool's time.
           if (definition.needsApproval) started = performance.now();
@@ -290,7 +292,8 @@ export class TurnTools {
       }
       content = describeFailure(call.name, error, this);
     }
-    const durationMs = performance.now() - started;
+    // A refused call ran nothing: no duration, however long the person took to answer.
+    const durationMs = notRun ? 0 : performance.now() - started;
     emit({ type: 'tool_end', callId: call.id, name: call.name, ...where, ok, durationMs });
     return {
       content,
