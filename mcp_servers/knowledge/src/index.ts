@@ -2,7 +2,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { parseCommandLine, usage } from './cli.js';
 import { defaultMaxFileBytes } from './documents.js';
 import { defaultCacheDir, Embeddings } from './embeddings.js';

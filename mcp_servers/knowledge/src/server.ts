@@ -1,5 +1,5 @@
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from 'zod';
 import type { KnowledgeBase, SearchHit } from './knowledge-base.js';
 import { version } from './version.js';
@@ -53,11 +53,11 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
       title: 'Search the knowledge base',
       description:
         'Search (Japanese and English, by words and, when embeddings are configured, by meaning) over the team’s documents; returns the best passages with their document, heading, score and how each matched.',
-      inputSchema: {
-        query: z.string().min(1).describe('What to look for, in any words'),
-        limit: z.number().int().min(1).max(20).optional().describe('How many passages (default 4)'),
-      },
-      outputSchema: { query: z.string(), results: z.array(hitSchema) },
+      inputSchema: z.object({
+              query: z.string().min(1).describe('What to look for, in any words'),
+              limit: z.number().int().min(1).max(20).optional().describe('How many passages (default 4)'),
+            }),
+      outputSchema: z.object({ query: z.string(), results: z.array(hitSchema) }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ query, limit }): Promise<CallToolResult> => {
@@ -77,7 +77,7 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
     {
       title: 'Read a document',
       description: 'One document’s full text by id (as returned by search_knowledge), cut to a budget.',
-      inputSchema: { id: z.string().min(1).describe('Document id') },
+      inputSchema: z.object({ id: z.string().min(1).describe('Document id') }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ id }): Promise<CallToolResult> => {
@@ -206,7 +206,7 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
     {
       title: 'Answer from the documents',
       description: 'Fills in the best passages for a question and asks for an answer that cites them',
-      argsSchema: { question: z.string().describe('The question to answer') },
+      argsSchema: z.object({ question: z.string().describe('The question to answer') }),
     },
     ({ question }) => {
       const hits = knowledge.search(question, 5);
@@ -230,7 +230,7 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
     {
       title: 'Summarize a document',
       description: 'Asks for a short summary of one document',
-      argsSchema: { id: z.string().describe('Document id') },
+      argsSchema: z.object({ id: z.string().describe('Document id') }),
     },
     ({ id }) => {
       const document = knowledge.get(id);

@@ -1,12 +1,9 @@
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  type CallToolResult,
-  ResourceListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const entry = resolve(import.meta.dirname, '..', 'dist', 'index.js');
@@ -40,7 +37,7 @@ describe('knowledge server over stdio', () => {
       stderr += chunk;
     });
     client = new Client({ name: 'kb-test', version: '0' });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+    client.setNotificationHandler('notifications/resources/list_changed', async () => {
       listChanged++;
     });
     await client.connect(transport);

@@ -5,10 +5,10 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { SSEServerTransport } from "@modelcontextprotocol/server-legacy/sse";
+import { isInitializeRequest } from "@modelcontextprotocol/server";
+import type { McpServer } from "@modelcontextprotocol/server";
 import type { Logger } from './log.js';
 
 /** Options of {@link serveHttp}. */
@@ -66,7 +66,7 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 
 /** One client's session: Streamable HTTP, or the legacy HTTP+SSE transport (2024-11-05). */
 type Session =
-  | { kind: 'streamable'; transport: StreamableHTTPServerTransport; lastUsed: number }
+  | { kind: 'streamable'; transport: NodeStreamableHTTPServerTransport; lastUsed: number }
   | { kind: 'sse'; transport: SSEServerTransport; lastUsed: number };
 
 /**
@@ -155,7 +155,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
         'Bad request: send initialize first, then the mcp-session-id you were given',
       );
     }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id): void => admit(id, { kind: 'streamable', transport, lastUsed: now() }),
     });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { parseCommandLine, usage } from './cli.js';
 import { JmaClient } from './jma/client.js';
 import { stderrLogger } from './log.js';

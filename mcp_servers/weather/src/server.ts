@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from "@modelcontextprotocol/server";
 import { z } from 'zod';
 import { JmaClient, type JmaClientOptions } from './jma/client.js';
 import { type Logger, silentLogger } from './log.js';
@@ -27,6 +27,7 @@ export function createServer(options: WeatherServerOptions = {}): McpServer {
         '日本の天気予報（気象庁）を返します。場所は日本国内の地名で指定してください。傘が必要かどうかは降水確率で判断できます。',
     },
   );
+  /* @mcp-codemod-error Could not verify `inputSchema` is a schema object. Raw shapes are deprecated in v2 — pass a Standard Schema object (e.g. z.object({ … })); no change is needed if it already is one. | Could not verify `outputSchema` is a schema object. Raw shapes are deprecated in v2 — pass a Standard Schema object (e.g. z.object({ … })); no change is needed if it already is one. */
   server.registerTool(
     'get_weather',
     {
@@ -49,7 +50,7 @@ export function createServer(options: WeatherServerOptions = {}): McpServer {
       {
         title,
         description: `${title}（場所を変えられます）`,
-        argsSchema: { location: z.string().optional().describe('日本国内の地名（既定: 東京）') },
+        argsSchema: z.object({ location: z.string().optional().describe('日本国内の地名（既定: 東京）') }),
       },
       ({ location }) => ({
         messages: [{ role: 'user', content: { type: 'text', text: text(location?.trim() || '東京') } }],

@@ -1,7 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from 'vitest';
 import { serveHttp } from '../src/http.js';
 import { JmaClient } from '../src/jma/client.js';

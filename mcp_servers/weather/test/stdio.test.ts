@@ -1,5 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
 import { describe } from 'vitest';
 import { startFakeJma } from '../src/testing/fake-jma.js';
 import { weatherServerScenarios } from './scenarios.js';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { createServer, type SearchSettings } from './server.js';
 
 /** A flag's value (`--name value`), else the variable's. */

@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from "@modelcontextprotocol/server";
 import { type Dispatcher, fetch } from 'undici';
 import { z } from 'zod';
 import { Allowlist, guardedAgent } from './address-guard.js';
@@ -94,17 +94,17 @@ export function createServer(options: WebServerOptions = {}): McpServer {
     {
       title: 'Search the web',
       description: 'Searches the web and returns titles, URLs and snippets. Use fetch_page to read a result.',
-      inputSchema: {
-        query: z.string().min(1).max(400).describe('what to search for'),
-        limit: z.number().int().min(1).max(10).optional().describe('how many results (default 5)'),
-        source: z
-          .string()
-          .regex(/^[a-z0-9 _.-]{1,40}$/i)
-          .optional()
-          .describe(
-            'which search engine to ask, e.g. google, bing or duckduckgo (default: the configured backend as it is set up); only a SearXNG backend can choose',
-          ),
-      },
+      inputSchema: z.object({
+              query: z.string().min(1).max(400).describe('what to search for'),
+              limit: z.number().int().min(1).max(10).optional().describe('how many results (default 5)'),
+              source: z
+                .string()
+                .regex(/^[a-z0-9 _.-]{1,40}$/i)
+                .optional()
+                .describe(
+                  'which search engine to ask, e.g. google, bing or duckduckgo (default: the configured backend as it is set up); only a SearXNG backend can choose',
+                ),
+            }),
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     async ({ query, limit, source }) => {
@@ -137,7 +137,7 @@ export function createServer(options: WebServerOptions = {}): McpServer {
       title: 'Read a web page',
       description:
         'Fetches a public web page (http or https) and returns its readable text. Private, loopback and metadata addresses are refused; robots.txt is honoured; large pages are cut.',
-      inputSchema: { url: z.string().min(1).max(2000).describe('the page URL') },
+      inputSchema: z.object({ url: z.string().min(1).max(2000).describe('the page URL') }),
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     async ({ url }) => {
@@ -171,7 +171,7 @@ export function createServer(options: WebServerOptions = {}): McpServer {
       title: 'Sentiment of a text',
       description:
         "Says whether a text is positive, negative, neutral or mixed, and why, using the host's model (MCP sampling).",
-      inputSchema: { text: z.string().min(1).max(8000).describe('the text to judge') },
+      inputSchema: z.object({ text: z.string().min(1).max(8000).describe('the text to judge') }),
       annotations: { readOnlyHint: true },
     },
     async ({ text }) => {

@@ -1,10 +1,9 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { type CallToolResult, CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Allowlist, guardedAgent, isForbiddenAddress } from '../src/address-guard.js';
@@ -372,7 +371,7 @@ describe('analyze_sentiment through MCP sampling', () => {
   it("asks the host's model and returns its label; a host without sampling gets a clear error", async () => {
     const withSampling = await connect({}, { sampling: {} });
     const asked: string[] = [];
-    withSampling.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    withSampling.setRequestHandler('sampling/createMessage', async (request) => {
       const content = request.params.messages[0]?.content as { text?: string };
       asked.push(content.text ?? '');
       return {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
 import { it } from 'vitest';
 import { descendantsOf } from '../src/mcp/process-tree.js';
 import { fixtures, nodeServer } from '../test/helpers.js';
@@ -89,7 +89,7 @@ it('McpClientManager benchmark', async () => {
   );
   const viaSdkWithToken = baresWithToken.map(
     (client) => () =>
-      client.callTool({ name: 'echo', arguments: { message: 'x' } }, undefined, { onprogress: () => {} }),
+      client.callTool({ name: 'echo', arguments: { message: 'x' } }, { onprogress: () => {} }),
   );
   const calls = 2000;
   const sides = [viaManager, viaSdk, viaSdkWithToken, viaManagerListening];

@@ -7,8 +7,8 @@ import {
   startFakeAuth,
   startProtectedServer,
 } from '@ai-assistant/test-kit';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { McpServer } from "@modelcontextprotocol/server";
 import { it } from 'vitest';
 import type { RemoteServerConfig } from '../src/config/server-types.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
@@ -28,7 +28,7 @@ async function startProtectedEcho() {
     mcp.registerTool('echo', { description: 'echo', annotations: { readOnlyHint: true } }, async () => ({
       content: [{ type: 'text', text: 'ok' }],
     }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await mcp.connect(transport);
     await transport.handleRequest(request, response);
   });

@@ -4,9 +4,9 @@
 // stand up real servers with real servers' tool definitions.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { Server } from "@modelcontextprotocol/server";
+import type { Tool } from "@modelcontextprotocol/server";
 
 /** Where the catalog server's entry lives, for a `command`/`args` config entry. */
 export const catalogServerPath = fileURLToPath(import.meta.url);
@@ -15,8 +15,8 @@ async function serve(file: string): Promise<void> {
   const recorded = JSON.parse(readFileSync(file, 'utf8')) as { server: string; tools: Tool[] };
   const names = new Set(recorded.tools.map((tool) => tool.name));
   const server = new Server({ name: recorded.server, version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: recorded.tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler('tools/list', async () => ({ tools: recorded.tools }));
+  server.setRequestHandler('tools/call', async (request) => {
     const { name } = request.params;
     if (!names.has(name)) return { content: [{ type: 'text', text: `no tool ${name}` }], isError: true };
     return {

@@ -2,13 +2,8 @@
 // the person a form (`elicitation/create`) built to test a host's limits, and answers with exactly what
 // the host sent back: `answered {…}`, or `refused: <the host's error message>`.
 import { fileURLToPath } from 'node:url';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  ElicitResultSchema,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { Server } from "@modelcontextprotocol/server";
 
 /** Where the forms server's entry lives, for a `command`/`args` config entry. */
 export const formsServerPath = fileURLToPath(import.meta.url);
@@ -45,7 +40,7 @@ export const forms: Record<string, Record<string, unknown>> = {
 
 async function serve(): Promise<void> {
   const server = new Server({ name: 'forms', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler('tools/list', async () => ({
     tools: [
       {
         name: 'ask',
@@ -59,7 +54,7 @@ async function serve(): Promise<void> {
       },
     ],
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler('tools/call', async (request) => {
     const name = String(request.params.arguments?.form ?? '');
     try {
       // The raw request: what the host answers is recorded as it came, unchecked by the SDK.
@@ -67,8 +62,7 @@ async function serve(): Promise<void> {
         {
           method: 'elicitation/create',
           params: { mode: 'form', message: `Please fill in the ${name} form`, requestedSchema: forms[name] },
-        },
-        ElicitResultSchema,
+        }
       );
       return { content: [{ type: 'text', text: `answered ${JSON.stringify(result)}` }] };
     } catch (error) {

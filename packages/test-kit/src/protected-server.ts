@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { McpServer } from "@modelcontextprotocol/server";
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { jsonOf } from './token-server.js';
 
@@ -125,7 +125,7 @@ export async function startProtectedServer(
         seen.push({ sub: subject, tool });
         return { content: [{ type: 'text', text: `${tool} done for ${subject}` }] };
       });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
   });

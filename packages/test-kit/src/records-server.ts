@@ -4,9 +4,8 @@
 // calls of servers that several bot processes started.
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { Server } from "@modelcontextprotocol/server";
 
 /** Where the records server's entry lives, for a `command`/`args` config entry. */
 export const recordsServerPath = fileURLToPath(import.meta.url);
@@ -17,7 +16,7 @@ for (let index = 0; index < 12; index++) properties[`note${index}`] = { type: 's
 
 async function serve(): Promise<void> {
   const server = new Server({ name: 'records', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler('tools/list', async () => ({
     tools: [
       {
         name: 'delete_record',
@@ -27,7 +26,7 @@ async function serve(): Promise<void> {
       },
     ],
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler('tools/call', async (request) => {
     const received = JSON.stringify(request.params.arguments ?? {});
     const callsFile = process.env.RECORDS_CALLS_FILE;
     if (callsFile) appendFileSync(callsFile, `${received}\n`);

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { McpServer } from "@modelcontextprotocol/server";
 import { listenOnLoopback } from './ports.js';
 
 /** A person's test token: `tok-<name>-<random>`. Servers answer with the name, never the token. */
@@ -88,7 +88,7 @@ export async function startStatelessServer(
     if (!admit(request, response, body)) return;
     const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
     register(mcp, request);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });

@@ -1,6 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from "@modelcontextprotocol/client";
+import type { Transport, Prompt, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from '../config/mcp-config.js';
 import { fillHeaders } from './header-templates.js';
 import { builtinServer, type LocalServer, openApiServer } from './local-servers.js';
@@ -20,7 +19,7 @@ interface BaseConnection {
   reason?: string;
   tools: Tool[];
   resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
+  resourceTemplates: ResourceTemplateType[];
   prompts: Prompt[];
   /** Model-facing tool names, when not `mcp__<server>__<tool>` (the host's own tools). */
   toolName?: (tool: string) => string;
@@ -168,7 +167,7 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
           if (error || !resources) return refreshFailed(error);
           connection.resources = resources;
           void listAll(client, 'templates').then((templates) => {
-            connection.resourceTemplates = templates as ResourceTemplate[];
+            connection.resourceTemplates = templates as ResourceTemplateType[];
             context.onToolsChanged();
           }, refreshFailed);
           context.logger.info({ server: name, resources: resources.length }, 'MCP server resources changed');
@@ -310,7 +309,7 @@ async function attemptMcp(
         if (pid) connection.pid = pid;
         connection.tools = (await listAll(client, 'tools')) as Tool[];
         connection.resources = (await listAll(client, 'resources')) as Resource[];
-        connection.resourceTemplates = (await listAll(client, 'templates')) as ResourceTemplate[];
+        connection.resourceTemplates = (await listAll(client, 'templates')) as ResourceTemplateType[];
         connection.prompts = (await listAll(client, 'prompts')) as Prompt[];
         if (config.logLevel && client.getServerCapabilities()?.logging)
           await client.setLoggingLevel(config.logLevel);

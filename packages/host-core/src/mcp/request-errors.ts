@@ -1,5 +1,5 @@
 import { HostError } from '@ai-assistant/chat-types';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SdkErrorCode, SdkError } from "@modelcontextprotocol/server";
 import { AuthorizationError } from '../oauth/authorization-error.js';
 import {
   credentialsNeeded,
@@ -59,7 +59,7 @@ export function toRequestError(error: unknown, request: FailedRequest): Error {
   const { what, server } = request;
   if (request.signal?.aborted) return requestCancelled(what);
   const timedOut =
-    (error instanceof McpError && error.code === ErrorCode.RequestTimeout) ||
+    (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) ||
     (error instanceof HostError && error.code === 'REQUEST_TIMEOUT');
   if (timedOut) return requestTimedOut(what, server, request.timeoutMs, { cause: error });
   if (error instanceof MissingCredentialsError) return credentialsNeeded(what, server, error.placeholders);

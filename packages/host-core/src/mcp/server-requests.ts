@@ -1,15 +1,6 @@
 import type { JsonSchema, Logger } from '@ai-assistant/chat-types';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  type ClientCapabilities,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-  ProgressNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import type { Client, ClientCapabilities } from "@modelcontextprotocol/client";
 import type { McpConnection } from './connection.js';
 import type { RequestDeadline } from './deadline.js';
 
@@ -77,15 +68,15 @@ export function answerServerRequests(client: Client, connection: McpConnection, 
   const server = connection.config.name;
   // Progress reaches the request that carries its token. The host puts the token on each request
   // itself (the SDK's own `onprogress` would copy every request's params twice to add it).
-  client.setNotificationHandler(ProgressNotificationSchema, ({ params }) => {
+  client.setNotificationHandler('notifications/progress', ({ params }) => {
     const request = connection.inFlight.get(Number(params.progressToken));
     if (request) request.progressed(params);
     else logger.debug({ server }, 'progress for a request that is no longer running');
   });
-  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: connection.config.roots ?? [] }));
+  client.setRequestHandler('roots/list', () => ({ roots: connection.config.roots ?? [] }));
 
   // A server's log messages join the host's log, named and redacted (the logger is the redactor's).
-  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+  client.setNotificationHandler('notifications/message', ({ params }) => {
     const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
     logger[logLevels[params.level] ?? 'warn'](
       { server, ...(params.logger ? { serverLogger: params.logger } : {}) },
@@ -93,7 +84,7 @@ export function answerServerRequests(client: Client, connection: McpConnection, 
     );
   });
 
-  client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {
+  client.setRequestHandler('elicitation/create', async ({ params }) => {
     const found = askerOf(connection, 'elicit');
     if ('refused' in found) {
       logger.warn({ server, why: found.refused }, 'an elicitation request was declined');
@@ -116,10 +107,10 @@ export function answerServerRequests(client: Client, connection: McpConnection, 
       : { action: answer.action };
   });
 
-  client.setRequestHandler(CreateMessageRequestSchema, async ({ params }) => {
+  client.setRequestHandler('sampling/createMessage', async ({ params }) => {
     const found = askerOf(connection, 'sample');
     if ('refused' in found)
-      throw new McpError(ErrorCode.InvalidRequest, `sampling refused: ${found.refused}`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `sampling refused: ${found.refused}`);
     const { request } = found;
     const messages = params.messages.map((message) => ({
       role: message.role,
@@ -156,7 +147,7 @@ export async function afterUrlElicitations(
   request: InFlightRequest,
   server: string,
 ): Promise<{ content: Array<{ type: 'text'; text: string }>; isError: true }> {
-  if (!(error instanceof McpError) || error.code !== ErrorCode.UrlElicitationRequired) throw error;
+  if (!(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.UrlElicitationRequired) throw error;
   const listed = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
   const pages = (Array.isArray(listed) ? listed : []).filter(
     (entry): entry is { url: string; elicitationId: string; message: string } =>

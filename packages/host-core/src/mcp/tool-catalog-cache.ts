@@ -1,4 +1,5 @@
-import { type Tool, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolSchema } from "@modelcontextprotocol/core";
+import type { Tool } from "@modelcontextprotocol/server";
 import { sha256Of } from '../builtins.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 

@@ -1,6 +1,5 @@
 import type { Logger } from '@ai-assistant/chat-types';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
 import type { OAuthSettings, RemoteServerConfig } from '../config/server-types.js';
 import { guardedFetch } from '../net/address-guard.js';
 import { privateKeyJwtProvider } from '../oauth/client-assertion.js';
@@ -41,7 +40,7 @@ async function stdioTransport(connection: McpConnection, context: TransportConte
   if (config.transport !== 'stdio') throw new Error(`${config.transport} is not stdio`);
   // Secrets passed on purpose in the child's env are secrets of the host too (a person's are theirs).
   keepSecrets(context, config.personalSecret, environmentSecrets(config.env));
-  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   const transport = new StdioClientTransport({
     command: config.command,
     args: config.args,
@@ -109,14 +108,14 @@ export async function createTransport(
   const url = new URL(config.url);
   if (config.transport === 'http') {
     const { StreamableHTTPClientTransport } = await import(
-      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+      '@modelcontextprotocol/client'
     );
     return new StreamableHTTPClientTransport(url, {
       fetch: fetchWithHeaders,
       ...(authProvider ? { authProvider } : {}),
     });
   }
-  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+  const { SSEClientTransport } = await import('@modelcontextprotocol/client');
   return new SSEClientTransport(url, {
     fetch: fetchWithHeaders,
     eventSourceInit: { fetch: fetchWithHeaders },
@@ -140,7 +139,7 @@ async function oauthProvider(
   if (oauth.grant === 'client_credentials') {
     const privateKey = oauth.privateKey;
     if (privateKey) return privateKeyJwtProvider(config.name, { ...oauth, privateKey });
-    const { ClientCredentialsProvider } = await import('@modelcontextprotocol/sdk/client/auth-extensions.js');
+    const { ClientCredentialsProvider } = await import('@modelcontextprotocol/client');
     return new ClientCredentialsProvider({
       clientId: oauth.clientId as string,
       clientSecret: oauth.clientSecret as string,

@@ -1,4 +1,4 @@
-import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { AuthorizationServerMetadata } from "@modelcontextprotocol/server";
 import { AuthorizationError } from './authorization-error.js';
 import type { FlowRecord } from './flow-provider.js';
 import type { OAuthStore } from './oauth-store.js';

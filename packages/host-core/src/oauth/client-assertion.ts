@@ -1,5 +1,4 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientProvider, AuthorizationServerMetadata } from "@modelcontextprotocol/client";
 import { nodeCrypto } from '../builtins.js';
 import type { OAuthSettings } from '../config/server-types.js';
 import { AuthorizationError } from './authorization-error.js';
@@ -89,7 +88,7 @@ export async function privateKeyJwtProvider(
   oauth: OAuthSettings & { privateKey: string },
 ): Promise<OAuthClientProvider> {
   const { PrivateKeyJwtProvider, createPrivateKeyJwtAuth } = await import(
-    '@modelcontextprotocol/sdk/client/auth-extensions.js'
+    '@modelcontextprotocol/client'
   );
   const clientId = oauth.clientId as string;
   const provider = new PrivateKeyJwtProvider({

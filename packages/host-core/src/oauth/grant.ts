@@ -1,8 +1,4 @@
-import type {
-  AuthorizationServerMetadata,
-  OAuthClientInformationMixed,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/server";
 import { sha256Of } from '../builtins.js';
 
 /**

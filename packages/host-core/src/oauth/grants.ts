@@ -1,5 +1,5 @@
 import type { Logger } from '@ai-assistant/chat-types';
-import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthTokens } from "@modelcontextprotocol/server";
 import type { Redactor } from '../redaction.js';
 import { AuthorizationError, describeOAuthError } from './authorization-error.js';
 import { grantSecrets, type OAuthGrant, parseGrant, sha256 } from './grant.js';

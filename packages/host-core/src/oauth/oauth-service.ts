@@ -1,10 +1,6 @@
 import type { Logger } from '@ai-assistant/chat-types';
 import { silentLogger } from '@ai-assistant/chat-types';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/server";
 import { nodeCrypto } from '../builtins.js';
 import type { RemoteServerConfig } from '../config/server-types.js';
 import { fetchWithin } from '../net/address-guard.js';

@@ -2,7 +2,7 @@
  * The SDK's client auth, loaded on first use: it is a fifth of host-core's import time, and a host
  * without OAuth servers never needs it.
  */
-export const sdkAuth = () => import('@modelcontextprotocol/sdk/client/auth.js');
+export const sdkAuth = () => import('@modelcontextprotocol/client');
 
 /**
  * The parameters of a `WWW-Authenticate: Bearer …` challenge (RFC 6750 §3): `error`, `scope`,
