@@ -7,8 +7,8 @@ import {
   startFakeAuth,
   startProtectedServer,
 } from '@ai-assistant/test-kit';
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import { McpServer } from "@modelcontextprotocol/server";
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { McpServer } from '@modelcontextprotocol/server';
 import { it } from 'vitest';
 import type { RemoteServerConfig } from '../src/config/server-types.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';

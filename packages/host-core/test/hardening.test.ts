@@ -219,6 +219,17 @@ describe('hardening 6: HTTP responses are read under a byte cap', () => {
           });
         if (message.method === 'tools/call' && message.params?.name === 'small')
           return reply({ content: [{ type: 'text', text: 'still here' }] });
+        // A 2025 server: the era probe (`server/discover`) is a method it does not know.
+        if (message.method !== 'tools/call') {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          return response.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              error: { code: -32601, message: 'Method not found' },
+            }),
+          );
+        }
         response.writeHead(200, { 'content-type': 'application/json' });
         streamHuge(
           response,

@@ -15,12 +15,16 @@ describe('remote servers', () => {
     // A stateless Streamable HTTP MCP server that records every request's headers.
     remote = await startStatelessServer((mcp, request) => {
       seen.push(request.headers);
-      mcp.registerTool('whoami', { inputSchema: { marker: z.string().optional() } }, async ({ marker }) => {
-        if (marker) calls.push([marker, request.headers.authorization]);
-        if (marker === 'slow') await new Promise((resolve) => setTimeout(resolve, 150));
-        if (marker === 'leak') throw new Error(`backend rejected ${request.headers.authorization}`);
-        return { content: [{ type: 'text', text: `auth=${request.headers.authorization ?? 'none'}` }] };
-      });
+      mcp.registerTool(
+        'whoami',
+        { inputSchema: z.object({ marker: z.string().optional() }) },
+        async ({ marker }) => {
+          if (marker) calls.push([marker, request.headers.authorization]);
+          if (marker === 'slow') await new Promise((resolve) => setTimeout(resolve, 150));
+          if (marker === 'leak') throw new Error(`backend rejected ${request.headers.authorization}`);
+          return { content: [{ type: 'text', text: `auth=${request.headers.authorization ?? 'none'}` }] };
+        },
+      );
     });
     url = remote.url;
   });

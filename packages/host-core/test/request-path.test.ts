@@ -12,7 +12,7 @@ describe('one request path: tool calls, resource reads and prompt gets alike', (
     // A stateless Streamable HTTP server recording which credential each kind of request carried.
     remote = await startStatelessServer((mcp, request) => {
       const authorization = request.headers.authorization;
-      mcp.registerTool('whoami', { inputSchema: {} }, async () => {
+      mcp.registerTool('whoami', { inputSchema: z.object({}) }, async () => {
         seen.push(['tools/call', authorization]);
         return { content: [{ type: 'text', text: 'ok' }] };
       });
@@ -20,7 +20,7 @@ describe('one request path: tool calls, resource reads and prompt gets alike', (
         seen.push(['resources/read', authorization]);
         return { contents: [{ uri: uri.href, text: 'a note' }] };
       });
-      mcp.registerPrompt('greet', { argsSchema: { name: z.string() } }, ({ name }) => {
+      mcp.registerPrompt('greet', { argsSchema: z.object({ name: z.string() }) }, ({ name }) => {
         seen.push(['prompts/get', authorization]);
         return { messages: [{ role: 'user', content: { type: 'text', text: `Greet ${name}` } }] };
       });

@@ -4,9 +4,9 @@
 // stand up real servers with real servers' tool definitions.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { Server } from "@modelcontextprotocol/server";
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
+import { Server } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
 /** Where the catalog server's entry lives, for a `command`/`args` config entry. */
 export const catalogServerPath = fileURLToPath(import.meta.url);

@@ -2,8 +2,8 @@
 // the person a form (`elicitation/create`) built to test a host's limits, and answers with exactly what
 // the host sent back: `answered {…}`, or `refused: <the host's error message>`.
 import { fileURLToPath } from 'node:url';
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { Server } from "@modelcontextprotocol/server";
+import { Server } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
 /** Where the forms server's entry lives, for a `command`/`args` config entry. */
 export const formsServerPath = fileURLToPath(import.meta.url);
@@ -58,12 +58,10 @@ async function serve(): Promise<void> {
     const name = String(request.params.arguments?.form ?? '');
     try {
       // The raw request: what the host answers is recorded as it came, unchecked by the SDK.
-      const result = await server.request(
-        {
-          method: 'elicitation/create',
-          params: { mode: 'form', message: `Please fill in the ${name} form`, requestedSchema: forms[name] },
-        }
-      );
+      const result = await server.request({
+        method: 'elicitation/create',
+        params: { mode: 'form', message: `Please fill in the ${name} form`, requestedSchema: forms[name] },
+      });
       return { content: [{ type: 'text', text: `answered ${JSON.stringify(result)}` }] };
     } catch (error) {
       return { content: [{ type: 'text', text: `refused: ${(error as Error).message}` }] };

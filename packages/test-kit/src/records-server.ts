@@ -4,8 +4,8 @@
 // calls of servers that several bot processes started.
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { Server } from "@modelcontextprotocol/server";
+import { Server } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
 /** Where the records server's entry lives, for a `command`/`args` config entry. */
 export const recordsServerPath = fileURLToPath(import.meta.url);

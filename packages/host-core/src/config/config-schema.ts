@@ -86,6 +86,7 @@ function buildServerSchema() {
     enabled_by_default: z.boolean().optional(),
     server_instructions: z.boolean().optional(),
     roots: z.array(z.string().min(1)).optional(),
+    protocol_version: z.enum(['auto', '2025-11-25', '2026-07-28']).optional(),
     log_level: z
       .enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
       .optional(),
@@ -158,6 +159,8 @@ export const expectations: Record<string, string> = {
   idle_stop_ms: `a positive whole number of milliseconds, at most ${maxTimeoutMs}: how long a server started on first use lives with no call (default ${defaultIdleStopMs})`,
   max_response_bytes: 'a positive whole number of bytes',
   roots: 'an array of folders (relative to the config file) or file:// URIs the server may work in',
+  protocol_version:
+    '"auto" (the default: ask with server/discover, fall back to initialize), "2025-11-25" (initialize at once; a stdio server then starts once instead of twice) or "2026-07-28" (that revision or nothing)',
   log_level:
     'one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" (sent with logging/setLevel)',
   status_message: 'a short text (1–200 characters) shown while a tool of this server runs',
@@ -201,6 +204,7 @@ const fieldAliases: Record<string, string> = {
   enabledByDefault: 'enabled_by_default',
   serverInstructions: 'server_instructions',
   logLevel: 'log_level',
+  protocolVersion: 'protocol_version',
 };
 /** The entry's field names (the schema's keys), read when a file has a field to check. */
 const knownFields = (): string[] => Object.keys(serverSchema().shape);

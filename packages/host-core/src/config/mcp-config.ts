@@ -327,6 +327,9 @@ export function parseMcpConfig(
         ? { roots: entry.roots.map((root) => rootOf(root, baseFolder, `${path}: ${where}.roots`)) }
         : {}),
       ...(entry.log_level ? { logLevel: entry.log_level } : {}),
+      ...(entry.protocol_version && entry.protocol_version !== 'auto'
+        ? { protocolVersion: entry.protocol_version }
+        : {}),
     };
     return withPersonalCredential(
       serverOf(entry, kind, common, where),

@@ -25,6 +25,12 @@ export interface CommonServerConfig {
   startupTimeoutMs?: number;
   /** The folders the server may work in (`roots/list`), as file:// URIs; default none. */
   roots?: Array<{ uri: string; name: string }>;
+  /**
+   * The protocol revision to speak (`protocol_version`): absent, each connection asks with
+   * `server/discover` and falls back to `initialize`; `2025-11-25` opens with `initialize` at once;
+   * `2026-07-28` speaks that revision or fails.
+   */
+  protocolVersion?: '2025-11-25' | '2026-07-28';
   /** The level asked of the server with `logging/setLevel` at connect (its log then reaches the host's). */
   logLevel?: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
   systemInstruction?: string;

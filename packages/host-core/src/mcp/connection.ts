@@ -1,6 +1,7 @@
-import { Client } from "@modelcontextprotocol/client";
-import type { Transport, Prompt, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
+import type { Prompt, Resource, ResourceTemplateType, Tool, Transport } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/mcp-config.js';
+import { processEraVerdicts } from './eras.js';
 import { fillHeaders } from './header-templates.js';
 import { builtinServer, type LocalServer, openApiServer } from './local-servers.js';
 import type { ServerEvent, ServerState } from './manager-types.js';
@@ -33,6 +34,8 @@ export interface McpConnection extends BaseConnection {
   /** Set while connected. */
   client?: Client;
   transport?: Transport;
+  /** The client's `connect()` while it runs (on stdio its era probe runs a short-lived process). */
+  connecting?: Promise<void>;
   pid?: number;
   /** Descendants of a stdio server seen so far, so a wrapper's grandchildren are stopped too. */
   descendants: Set<number>;
@@ -143,6 +146,16 @@ async function openLocal(connection: LocalConnection, context: ConnectionContext
   }
 }
 
+/**
+ * How a connection finds its era: `auto` asks with `server/discover` and falls back to `initialize`
+ * (the default); the HTTP+SSE transport predates the 2026 revision, so its servers are 2025 at once.
+ */
+function negotiationOf(config: McpConnection['config']): 'auto' | 'legacy' | { pin: string } {
+  if (config.protocolVersion === '2026-07-28') return { pin: '2026-07-28' };
+  if (config.protocolVersion === '2025-11-25' || config.transport === 'sse') return 'legacy';
+  return 'auto';
+}
+
 function newClient(connection: McpConnection, context: ConnectionContext): Client {
   const name = connection.config.name;
   const refreshFailed = (error: unknown) =>
@@ -153,6 +166,7 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
     );
   const client: Client = new Client(context.clientInfo, {
     capabilities: clientCapabilities,
+    versionNegotiation: { mode: negotiationOf(connection.config) },
     listChanged: {
       tools: {
         onChanged: (error, tools) => {
@@ -295,13 +309,19 @@ async function attemptMcp(
     transport.onerror = (error) => {
       // The stdio transport refuses a message over its read buffer and then closes the connection.
       if (/exceeded maximum size/.test(error.message)) connection.overflowAt = Date.now();
-      // Closing aborts the transport's streams; what it reports then is expected, not a warning.
-      const level = connection.state === 'closed' ? 'debug' : 'warn';
+      // Closing aborts the transport's streams, and a 2025 server refuses the era probe (`server/discover`)
+      // before the connection falls back to `initialize`: what either reports is expected, not a warning.
+      // A connect that fails is reported with its reason.
+      const level = connection.state === 'closed' || !client.getProtocolEra() ? 'debug' : 'warn';
       context.logger[level]({ server: name, error: describeError(error) }, 'MCP transport error');
     };
     await withTimeout(
       (async () => {
-        await client.connect(transport);
+        const prior = negotiationOf(config) === 'auto' ? processEraVerdicts.prior(config) : undefined;
+        const connecting = client.connect(transport, prior ? { prior } : undefined);
+        connection.connecting = connecting;
+        await connecting;
+        processEraVerdicts.record(config, client);
         const instructions = client.getInstructions()?.trim();
         // A server's own words go into the system prompt: bounded, so one server cannot crowd it.
         connection.instructions = instructions ? instructions.slice(0, 4000) : undefined;
@@ -346,6 +366,7 @@ async function attemptMcp(
     );
     return 'connected';
   } catch (error) {
+    processEraVerdicts.forget(config);
     const detail = describeError(error);
     const stderr = stderrCause(connection.stderrTail);
     connection.reason = stderr && !detail.includes(stderr) ? `${detail} (stderr: ${stderr})` : detail;
@@ -374,13 +395,22 @@ export async function shutDown(
   // Known before `initialize` is answered too: a start that hangs there has a process to end.
   const pid = connection.pid ?? (transport as { pid?: number | null } | undefined)?.pid ?? undefined;
   if (pid) for (const descendant of await descendantsOf(pid)) connection.descendants.add(descendant);
+  // A client still finding its era has not taken the transport yet: closing the transport itself is
+  // what ends the `server/discover` probe and its short-lived process.
+  const connecting = connection.connecting;
+  connection.connecting = undefined;
+  const closeBoth = () =>
+    Promise.all(
+      // A connect still under way ends once its probe's process is reaped: that is waited for too.
+      [client?.close(), transport?.close(), connecting].map((closing) => closing?.catch(() => {})),
+    );
   if (hung) {
     await terminate([...(pid ? [pid] : []), ...connection.descendants], 1000);
     // The process is gone: the SDK's close returns at once.
-    await (client ? client.close() : (transport?.close() ?? Promise.resolve())).catch(() => {});
+    await closeBoth();
     return;
   }
-  const graceful = client ? client.close() : (transport?.close() ?? Promise.resolve());
+  const graceful = closeBoth();
   await Promise.race([
     graceful.catch(() => {}),
     new Promise((resolve) => setTimeout(resolve, closeBudgetMs - 2000).unref()),

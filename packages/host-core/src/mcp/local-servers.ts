@@ -1,5 +1,5 @@
 import { HostError } from '@ai-assistant/chat-types';
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/client';
 import type { BuiltinServerConfig, OpenApiServerConfig } from '../config/mcp-config.js';
 import { guardedAgent } from '../net/address-guard.js';
 import { builtinTools } from '../tools/builtin-tools.js';

@@ -103,6 +103,8 @@ export interface ServerStatus {
   /** Why it failed or closed. */
   reason?: string;
   toolCount: number;
+  /** The protocol revision it speaks while connected (`2025-11-25`, `2026-07-28`, …). */
+  protocolVersion?: string;
   /** Which tools wait for a person's approval (`auto`, `writes`, `always`, or the names). */
   approval: ApprovalPolicy;
   /** Each person brings their own credential (`${token}` in its templates, or OAuth). */

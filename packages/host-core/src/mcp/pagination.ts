@@ -1,4 +1,4 @@
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 
 /** Every page of a server's tools, resources, resource templates or prompts (none if not offered). */
 export async function listAll(

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
 import type { Connection } from './connection.js';

@@ -1,5 +1,5 @@
 import { HostError } from '@ai-assistant/chat-types';
-import { SdkErrorCode, SdkError } from "@modelcontextprotocol/server";
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { AuthorizationError } from '../oauth/authorization-error.js';
 import {
   credentialsNeeded,
@@ -10,6 +10,12 @@ import {
 } from './errors.js';
 import { MissingCredentialsError } from './local-servers.js';
 
+/** The HTTP status a request was refused with, where the SDK's HTTP transport said (`SdkHttpError`). */
+function httpStatusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
 /** A short, one-line description of anything thrown by the SDK, a transport or a local server. */
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
@@ -18,8 +24,7 @@ export function describeError(error: unknown): string {
     .replace(/(MCP error -?\d+: )(?=MCP error -?\d+: )/g, '')
     .replace(/\s+/g, ' ')
     .slice(0, 300);
-  // The SDK's HTTP transports put the HTTP status in `code`.
-  const status = (error as { code?: unknown }).code;
+  const status = httpStatusOf(error);
   return typeof status === 'number' && status >= 400 && status < 600 ? `HTTP ${status}: ${message}` : message;
 }
 
@@ -75,7 +80,7 @@ export function toRequestError(error: unknown, request: FailedRequest): Error {
   // A person's OAuth connection the host cannot get a token for: they connect again.
   if (error instanceof AuthorizationError) return credentialsNeeded(what, server, ['token'], 401);
   // A server that refuses the person's own credential: it expired or was revoked, and they can fix it.
-  const status = (error as { code?: unknown } | undefined)?.code;
+  const status = httpStatusOf(error);
   if (request.personal && (status === 401 || status === 403))
     return credentialsNeeded(what, server, ['token'], status);
   return requestFailed(what, server, request.redact(describeError(error)), { cause: error });

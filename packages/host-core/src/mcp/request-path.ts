@@ -1,4 +1,4 @@
-import type { Client, RequestOptions } from "@modelcontextprotocol/client";
+import type { Client, RequestOptions } from '@modelcontextprotocol/client';
 import { defaultMaxToolTimeoutMs } from '../config/config-schema.js';
 import type { ToolCallError } from '../errors.js';
 import type { Redactor } from '../redaction.js';

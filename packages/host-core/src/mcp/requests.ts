@@ -60,7 +60,7 @@ export class Requests {
           : {
               mcp: (client, call, request) =>
                 client
-                  .callTool({ name: tool, arguments: args, _meta: meta(request) }, undefined, call)
+                  .callTool({ name: tool, arguments: args, _meta: meta(request) }, call)
                   .catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
             };
     return this.run(connection, name, options, work, secrets, slot, (result) =>

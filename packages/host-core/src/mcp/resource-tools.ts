@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/client';
 import type { BuiltinServerConfig } from '../config/mcp-config.js';
 import type { LocalConnection } from './connection.js';
 import type { LocalServer } from './local-servers.js';

@@ -1,6 +1,6 @@
 import type { JsonSchema, Logger } from '@ai-assistant/chat-types';
-import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
-import type { Client, ClientCapabilities } from "@modelcontextprotocol/client";
+import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { McpConnection } from './connection.js';
 import type { RequestDeadline } from './deadline.js';
 
@@ -147,7 +147,8 @@ export async function afterUrlElicitations(
   request: InFlightRequest,
   server: string,
 ): Promise<{ content: Array<{ type: 'text'; text: string }>; isError: true }> {
-  if (!(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.UrlElicitationRequired) throw error;
+  if (!(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.UrlElicitationRequired)
+    throw error;
   const listed = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
   const pages = (Array.isArray(listed) ? listed : []).filter(
     (entry): entry is { url: string; elicitationId: string; message: string } =>

@@ -13,6 +13,11 @@ export function statusOf(connection: Connection, redactor: Redactor): ServerStat
     // A reason may quote a server's stderr or an HTTP error body: it leaves only redacted.
     ...(connection.reason ? { reason: redactor.redact(connection.reason) } : {}),
     toolCount: listedStates.has(connection.state) ? visibleTools(connection).length : 0,
+    ...(connection.kind === 'mcp' &&
+    connection.state === 'connected' &&
+    connection.client?.getNegotiatedProtocolVersion()
+      ? { protocolVersion: connection.client.getNegotiatedProtocolVersion() }
+      : {}),
     approval: approvalPolicy(connection),
     personalCredential: config.personalCredential ?? false,
     ...((config.transport === 'http' || config.transport === 'sse') &&

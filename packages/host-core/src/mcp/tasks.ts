@@ -1,4 +1,10 @@
-import type { Client, RequestOptions } from "@modelcontextprotocol/client";
+import type { Client, RequestOptions } from '@modelcontextprotocol/client';
+import {
+  CallToolResultSchema,
+  CancelTaskResultSchema,
+  CreateTaskResultSchema,
+  GetTaskResultSchema,
+} from '@modelcontextprotocol/core';
 import type { Connection, InFlightRequest } from './connection.js';
 import type { RawToolResult } from './format-tool-result.js';
 import { runsTasks, taskSupportOf } from './tool-index.js';
@@ -10,10 +16,29 @@ export function asTask(connection: Connection, tool: string): boolean {
   return support === 'required' || support === 'optional';
 }
 
+// How often a task is polled when the server names no interval, and the most the host waits between polls.
+const defaultPollMs = 500;
+const longestPollMs = 5_000;
+
+/** Waits `ms`, or less when the call is aborted (the next request then fails with the abort). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
 /**
- * Runs a tool call as a task (MCP tasks): the server creates it and the SDK polls it to its end. Each
- * status is reported like progress (it restarts the call's deadline and shows its message); when the
- * caller aborts, the task is cancelled on the server.
+ * Runs a tool call as a task (the 2025-11-25 revision's tasks, which the SDK v2 carries only as wire
+ * vocabulary): the server creates the task, the host polls `tasks/get` at the interval the server asks for
+ * until the task needs input or ends, then reads its result with `tasks/result` (which also carries any
+ * request the task makes of the person). Each status is reported like progress (it restarts the call's
+ * deadline and shows its message); when the caller aborts, the task is cancelled on the server.
  */
 export async function callAsTask(
   client: Client,
@@ -25,27 +50,35 @@ export async function callAsTask(
   let updates = 0;
   const cancel = () => {
     if (taskId)
-      void client.experimental.tasks.cancelTask(taskId).catch(() => {
-        // The task may have ended meanwhile: nothing left to cancel.
-      });
+      void client
+        .request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema)
+        .catch(() => {
+          // The task may have ended meanwhile: nothing left to cancel.
+        });
   };
   call.signal?.addEventListener('abort', cancel, { once: true });
   try {
-    for await (const message of client.experimental.tasks.callToolStream(params, undefined, {
-      ...call,
-      task: {},
-    })) {
-      if (message.type === 'taskCreated' || message.type === 'taskStatus') {
-        taskId = message.task.taskId;
-        updates += 1;
-        request.progressed({
-          progress: updates,
-          message: message.task.statusMessage ?? message.task.status,
-        });
-      } else if (message.type === 'result') return message.result as RawToolResult;
-      else throw message.error;
+    const created = await client.request(
+      { method: 'tools/call', params: { ...params, task: {} } },
+      CreateTaskResultSchema,
+      call,
+    );
+    let task = created.task;
+    taskId = task.taskId;
+    for (;;) {
+      updates += 1;
+      request.progressed({ progress: updates, message: task.statusMessage ?? task.status });
+      if (task.status !== 'working') break;
+      await pause(Math.min(task.pollInterval ?? defaultPollMs, longestPollMs), call.signal);
+      call.signal?.throwIfAborted();
+      task = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, call);
     }
-    throw new Error('the task ended without a result');
+    if (task.status === 'cancelled') throw new Error(`the server cancelled the task ${taskId}`);
+    return (await client.request(
+      { method: 'tasks/result', params: { taskId } },
+      CallToolResultSchema,
+      call,
+    )) as RawToolResult;
   } finally {
     call.signal?.removeEventListener('abort', cancel);
   }

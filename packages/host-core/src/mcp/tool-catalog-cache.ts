@@ -1,5 +1,5 @@
-import { ToolSchema } from "@modelcontextprotocol/core";
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/client';
+import { ToolSchema } from '@modelcontextprotocol/core';
 import { sha256Of } from '../builtins.js';
 import type { ServerConfig } from '../config/mcp-config.js';
 

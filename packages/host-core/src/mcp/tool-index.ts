@@ -1,5 +1,5 @@
 import type { JsonSchema, Logger, ToolDefinition, ToolHints } from '@ai-assistant/chat-types';
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ApprovalPolicy } from '../config/mcp-config.js';
 import type { Connection } from './connection.js';
 import type { AutoContextTool, ResolvedTool } from './manager-types.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '@ai-assistant/chat-types';
-import type { OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
+import type { OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import type { OAuthSettings, RemoteServerConfig } from '../config/server-types.js';
 import { guardedFetch } from '../net/address-guard.js';
 import { privateKeyJwtProvider } from '../oauth/client-assertion.js';
@@ -107,9 +107,7 @@ export async function createTransport(
   };
   const url = new URL(config.url);
   if (config.transport === 'http') {
-    const { StreamableHTTPClientTransport } = await import(
-      '@modelcontextprotocol/client'
-    );
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     return new StreamableHTTPClientTransport(url, {
       fetch: fetchWithHeaders,
       ...(authProvider ? { authProvider } : {}),

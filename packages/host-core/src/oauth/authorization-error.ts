@@ -27,10 +27,17 @@ export class AuthorizationError extends HostError {
   }
 }
 
+/** The RFC 6749 §5.2 error code an authorization server answered with (the SDK's `OAuthError.code`). */
+export function oauthErrorCode(error: unknown): string | undefined {
+  if (!(error instanceof Error) || error.name !== 'OAuthError') return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** One line about an SDK, network or OAuth error (its OAuth error code where it has one). */
 export function describeOAuthError(error: unknown): string {
   if (!(error instanceof Error)) return String(error).slice(0, 300);
-  const code = (error as { errorCode?: unknown }).errorCode;
+  const code = oauthErrorCode(error);
   const cause = (error as { cause?: unknown }).cause;
   const network = cause instanceof Error && /fetch failed/i.test(error.message) ? ` (${cause.message})` : '';
   return `${typeof code === 'string' ? `${code}: ` : ''}${error.message}${network}`

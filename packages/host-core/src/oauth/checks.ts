@@ -1,4 +1,4 @@
-import type { AuthorizationServerMetadata } from "@modelcontextprotocol/server";
+import type { AuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import { AuthorizationError } from './authorization-error.js';
 import type { FlowRecord } from './flow-provider.js';
 import type { OAuthStore } from './oauth-store.js';
@@ -100,7 +100,7 @@ export async function redeemRedirect(
   callback: string | URL,
   store: Pick<OAuthStore, 'record' | 'deleteRecord'>,
   now: Date,
-): Promise<{ flow: FlowRecord; code: string }> {
+): Promise<{ flow: FlowRecord; code: string; iss?: string }> {
   const url = new URL(callback);
   const state = url.searchParams.get('state');
   if (!state) throw new AuthorizationError(undefined, 'redirect', 'the redirect carries no state');
@@ -128,8 +128,9 @@ export async function redeemRedirect(
         300,
       ),
     );
-  checkIssuer(server, flow, url.searchParams.get('iss'));
+  const iss = url.searchParams.get('iss');
+  checkIssuer(server, flow, iss);
   const code = url.searchParams.get('code');
   if (!code) throw new AuthorizationError(server, 'redirect', 'the redirect carries no authorization code');
-  return { flow, code };
+  return { flow, code, ...(iss === null ? {} : { iss }) };
 }

@@ -1,4 +1,4 @@
-import type { OAuthClientProvider, AuthorizationServerMetadata } from "@modelcontextprotocol/client";
+import type { AuthorizationServerMetadata, OAuthClientProvider } from '@modelcontextprotocol/client';
 import { nodeCrypto } from '../builtins.js';
 import type { OAuthSettings } from '../config/server-types.js';
 import { AuthorizationError } from './authorization-error.js';
@@ -87,9 +87,7 @@ export async function privateKeyJwtProvider(
   server: string,
   oauth: OAuthSettings & { privateKey: string },
 ): Promise<OAuthClientProvider> {
-  const { PrivateKeyJwtProvider, createPrivateKeyJwtAuth } = await import(
-    '@modelcontextprotocol/client'
-  );
+  const { PrivateKeyJwtProvider, createPrivateKeyJwtAuth } = await import('@modelcontextprotocol/client');
   const clientId = oauth.clientId as string;
   const provider = new PrivateKeyJwtProvider({
     clientId,

@@ -1,4 +1,8 @@
-import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/server";
+import type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationMixed,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { sha256Of } from '../builtins.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from '@ai-assistant/chat-types';
-import type { OAuthTokens } from "@modelcontextprotocol/server";
+import type { OAuthTokens } from '@modelcontextprotocol/client';
 import type { Redactor } from '../redaction.js';
-import { AuthorizationError, describeOAuthError } from './authorization-error.js';
+import { AuthorizationError, describeOAuthError, oauthErrorCode } from './authorization-error.js';
 import { grantSecrets, type OAuthGrant, parseGrant, sha256 } from './grant.js';
 import type { OAuthStore } from './oauth-store.js';
 import { revokeGrant } from './revoke.js';
@@ -234,7 +234,7 @@ export class Grants {
       });
     } catch (error) {
       // RFC 6749 §5.2: only these say the grant (or the client) is dead; anything else may pass.
-      const code = (error as { errorCode?: unknown } | undefined)?.errorCode;
+      const code = oauthErrorCode(error);
       if (code === 'invalid_grant' || code === 'invalid_client')
         return this.dropGrant(person, grant, `the refresh was refused: ${describeOAuthError(error)}`);
       this.options.logger.warn(

@@ -1,6 +1,10 @@
 import type { Logger } from '@ai-assistant/chat-types';
 import { silentLogger } from '@ai-assistant/chat-types';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/server";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { nodeCrypto } from '../builtins.js';
 import type { RemoteServerConfig } from '../config/server-types.js';
 import { fetchWithin } from '../net/address-guard.js';
@@ -275,7 +279,7 @@ export class OAuthService {
       workspace: string,
     ) => RemoteServerConfig | undefined | Promise<RemoteServerConfig | undefined>,
   ): Promise<GrantOwner & { server: string }> {
-    const { flow, code } = await redeemRedirect(callback, this.options.store, this.now());
+    const { flow, code, iss } = await redeemRedirect(callback, this.options.store, this.now());
     const server = flow.server;
     const entry = await config(server, flow.workspace);
     if (!entry) throw new AuthorizationError(server, 'redirect', 'the server is no longer configured');
@@ -292,6 +296,8 @@ export class OAuthService {
         auth(provider, {
           serverUrl: entry.url,
           authorizationCode: code,
+          // The SDK checks `iss` again (RFC 9207), against the issuer it discovers itself.
+          ...(iss ? { iss } : {}),
           ...(flow.scope ? { scope: flow.scope } : {}),
           ...(flow.discovery.resourceMetadataUrl
             ? { resourceMetadataUrl: new URL(flow.discovery.resourceMetadataUrl) }
