@@ -19,15 +19,32 @@ const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
 const base = { name: 'conformance', transport: 'http', url, headers: {}, timeoutMs: 20_000, disabled: false };
 
-/** A value for each required property: numbers 1, 2, 3…, strings, booleans. */
-function argumentsFor(schema) {
+/**
+ * A value for each required property (numbers 1, 2, 3…, strings, booleans), and for each optional
+ * string, one that is not plain ASCII (what the 2026 revision's Mcp-Param-* headers must encode). A
+ * required object that asks for "the inputSchema the client observed for <tool>" gets that tool's
+ * schema as host-core lists it (the suite checks what a host keeps of a JSON Schema 2020-12 schema).
+ */
+function argumentsFor(schema, tools) {
   const args = {};
   let next = 1;
   for (const [name, property] of Object.entries(schema?.properties ?? {})) {
-    if (!(schema.required ?? []).includes(name)) continue;
     const type = property?.type;
-    args[name] =
-      type === 'number' || type === 'integer' ? next++ : type === 'boolean' ? true : `value ${next++}`;
+    if (!(schema.required ?? []).includes(name)) {
+      if (type === 'string') args[name] = `値 ${next++}`;
+      continue;
+    }
+    const observed = /inputSchema the client observed for (\S+?),/.exec(property?.description ?? '')?.[1];
+    const echoed = observed && tools.find((tool) => tool.name.endsWith(`__${observed}`));
+    args[name] = echoed
+      ? echoed.inputSchema
+      : type === 'number' || type === 'integer'
+        ? next++
+        : type === 'boolean'
+          ? true
+          : type === 'object'
+            ? {}
+            : `value ${next++}`;
   }
   return args;
 }
@@ -35,9 +52,10 @@ function argumentsFor(schema) {
 /** Calls every tool of a view; returns the calls that need the person to connect (again). */
 async function callEach(view) {
   const refused = [];
-  for (const tool of view.listTools()) {
+  const tools = view.listTools();
+  for (const tool of tools) {
     try {
-      const outcome = await view.callTool(tool.name, argumentsFor(tool.inputSchema), {
+      const outcome = await view.callTool(tool.name, argumentsFor(tool.inputSchema, tools), {
         elicit: async () => ({ action: 'accept', content: {} }),
         requester: 'conformance',
       });

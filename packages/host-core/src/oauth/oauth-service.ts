@@ -298,6 +298,8 @@ export class OAuthService {
           authorizationCode: code,
           // The SDK checks `iss` again (RFC 9207), against the issuer it discovers itself.
           ...(iss ? { iss } : {}),
+          // As at discovery: a 2025-03-26 server's guessed authorization server may name a path as issuer.
+          ...(flow.discovery.resourceMetadata ? {} : { skipIssuerMetadataValidation: true }),
           ...(flow.scope ? { scope: flow.scope } : {}),
           ...(flow.discovery.resourceMetadataUrl
             ? { resourceMetadataUrl: new URL(flow.discovery.resourceMetadataUrl) }
