@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { type HttpHandle, serveHttp } from '@ai-assistant/mcp-server-kit';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpHandle, serveHttp } from '../src/http.js';
 import { KnowledgeBase } from '../src/knowledge-base.js';
 import { sessionServers } from '../src/server.js';
 
