@@ -91,7 +91,8 @@ const labels = ['positive', 'negative', 'neutral', 'mixed'] as const;
 
 /** Builds the web MCP server without starting any transport (no side effects), so tests can serve it. */
 export function createServer(options: WebServerOptions = {}): McpServer {
-  const server = new McpServer({ name: 'mcp-server-web', version });
+  // logging lets hosts set a level (logging/setLevel), as every ai-assistant server does; logs go to stderr.
+  const server = new McpServer({ name: 'mcp-server-web', version }, { capabilities: { logging: {} } });
   const allow = new Allowlist(options.allow);
   const dispatcher = options.dispatcher ?? guardedAgent(allow);
   const robots = new Map<string, string>();
