@@ -116,6 +116,21 @@ describe('hardening 8: HTTP sessions end', () => {
     }
   });
 
+  it('#45 2026-07-28 requests keep no session and no server object (one instance per request, closed after it)', async () => {
+    const { servers, handle } = await serve();
+    const client = new Client({ name: 'modern', version: '0' }, { versionNegotiation: { mode: 'auto' } });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      for (let index = 0; index < 100; index++) await client.listTools();
+      expect(handle.sessionCount()).toBe(0);
+      expect(await until(() => servers.size() === 0)).toBe(true);
+    } finally {
+      await client.close();
+      await handle.close();
+    }
+  });
+
   it('an idle session expires', async () => {
     let clock = 0;
     const { servers, handle } = await serve({ sessionIdleMs: 100, now: () => clock });
