@@ -264,8 +264,9 @@ export { KnowledgeBase } from './knowledge-base.js';
 export { tokenize } from './tokenize.js';
 
 /**
- * One MCP server per client session over a shared knowledge base. A server leaves the set when its
- * session closes, so closed sessions free their memory.
+ * The MCP servers over one shared knowledge base: one per 2025 session (or stdio connection), one per
+ * 2026-07-28 request. A server leaves the set when it closes, so closed sessions and finished requests
+ * free their memory.
  */
 export function sessionServers(knowledge: KnowledgeBase): {
   newServer: () => McpServer;
