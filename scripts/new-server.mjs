@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `pnpm new-server <name>`: scaffolds mcp_servers/<name>, a standalone MCP server package (its own bin,
-// README, tsconfig, a createServer() with one example tool, a stdio test) that imports nothing from
-// packages/ or apps/, and adds it to config/mcp_servers.json, disabled.
+// README, tsconfig, a createServer() with one example tool, a stdio test in both protocol eras) on the
+// SDK's @modelcontextprotocol/server and the shared @ai-assistant/mcp-server-kit (the command line,
+// --http, logging), importing nothing from packages/ or apps/, and adds it to config/mcp_servers.json,
+// disabled.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -47,8 +49,17 @@ const files = {
         test: 'vitest run',
         dev: 'tsc -p tsconfig.build.json --watch --preserveWatchOutput',
       },
-      dependencies: pick(weather.dependencies, ['@modelcontextprotocol/sdk', 'zod']),
-      devDependencies: pick(weather.devDependencies, ['@types/node', 'typescript', 'vitest']),
+      dependencies: pick(weather.dependencies, [
+        '@ai-assistant/mcp-server-kit',
+        '@modelcontextprotocol/server',
+        'zod',
+      ]),
+      devDependencies: pick(weather.devDependencies, [
+        '@modelcontextprotocol/client',
+        '@types/node',
+        'typescript',
+        'vitest',
+      ]),
     },
     null,
     2,
@@ -63,19 +74,20 @@ const files = {
 // The published command; the server itself is dist/index.js.
 import '../dist/index.js';
 `,
-  'src/server.ts': `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+  'src/server.ts': `import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { version } from './version.js';
 
 /** Builds the ${name} MCP server without starting any transport (no side effects), so tests can serve it. */
 export function createServer(): McpServer {
-  const server = new McpServer({ name: '${command}', version: '0.0.0' });
+  const server = new McpServer({ name: '${command}', version });
   // An example tool: replace it with what this server is for. Mark tools that only read as such.
   server.registerTool(
     'greet',
     {
       title: 'Greet',
       description: 'Greets a person by name. An example tool of the ${name} server.',
-      inputSchema: { name: z.string().min(1).describe('who to greet') },
+      inputSchema: z.object({ name: z.string().min(1).describe('who to greet') }),
       annotations: { readOnlyHint: true },
     },
     async ({ name }) => ({ content: [{ type: 'text', text: \`Hello, \${name}!\` }] }),
@@ -83,54 +95,78 @@ export function createServer(): McpServer {
   return server;
 }
 `,
+  'src/version.ts': `import { createRequire } from 'node:module';
+
+/** This package's version, read from its package.json. */
+export const version: string = (createRequire(import.meta.url)('../package.json') as { version: string })
+  .version;
+`,
   'src/index.ts': `#!/usr/bin/env node
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { runServer, sharedUsage } from '@ai-assistant/mcp-server-kit';
 import { createServer } from './server.js';
+import { version } from './version.js';
 
-// Standard output is the MCP protocol: anything else goes to stderr.
-async function main(): Promise<void> {
-  const server = createServer();
-  await server.connect(new StdioServerTransport());
-  const stop = () => void server.close().finally(() => process.exit(0));
-  process.stdin.once('end', stop);
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-}
+const defaultPort = 3000;
 
-main().catch((error: unknown) => {
-  process.stderr.write(\`${command}: \${error instanceof Error ? error.message : String(error)}\\n\`);
-  process.exit(1);
+// stdio by default, Streamable HTTP with --http; MCP 2025-11-25 and 2026-07-28 alike. Logs go to stderr.
+await runServer({
+  name: '${command}',
+  version,
+  usage: \`Usage: ${command} [--http [--port \${defaultPort}] [--host 127.0.0.1]]
+
+Options:
+\${sharedUsage(defaultPort)}
+Environment:
+  LOG_LEVEL      "info" (default) or "warn" (logs go to stderr)
+\`,
+  defaultPort,
+  async prepare() {
+    return { newServer: () => createServer() };
+  },
 });
 `,
   'test/stdio.test.ts': `import { resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, Client, type ClientOptions } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const entry = resolve(import.meta.dirname, '..', 'dist', 'index.js');
 
-describe('${command} over stdio (the built executable)', () => {
-  let client: Client;
+// 2025-11-25 opens with initialize (the client's default); 2026-07-28 asks server/discover first.
+const eras: Record<string, ClientOptions> = {
+  '2025-11-25': {},
+  '2026-07-28': { versionNegotiation: { mode: 'auto' } },
+};
+
+describe('${command} over stdio (the built executable), both protocol eras', () => {
+  const clients = new Map<string, Client>();
   beforeAll(async () => {
-    client = new Client({ name: 'test', version: '0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [entry] }));
+    for (const [era, options] of Object.entries(eras)) {
+      const client = new Client({ name: 'test', version: '0' }, options);
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [entry] }));
+      expect(client.getNegotiatedProtocolVersion()).toBe(era);
+      clients.set(era, client);
+    }
   });
-  afterAll(() => client?.close());
+  afterAll(() => Promise.all([...clients.values()].map((client) => client.close())));
 
   it('lists its tools, read-only ones marked', async () => {
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => [tool.name, tool.annotations?.readOnlyHint])).toEqual([['greet', true]]);
+    for (const client of clients.values()) {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => [tool.name, tool.annotations?.readOnlyHint])).toEqual([['greet', true]]);
+    }
   });
 
   it('answers a call, and refuses bad arguments as an error result', async () => {
-    const result = (await client.callTool({
-      name: 'greet',
-      arguments: { name: 'Hanako' },
-    })) as CallToolResult;
-    expect(result.content).toEqual([{ type: 'text', text: 'Hello, Hanako!' }]);
-    const bad = (await client.callTool({ name: 'greet', arguments: {} })) as CallToolResult;
-    expect(bad.isError).toBe(true);
+    for (const client of clients.values()) {
+      const result = (await client.callTool({
+        name: 'greet',
+        arguments: { name: 'Hanako' },
+      })) as CallToolResult;
+      expect(result.content).toEqual([{ type: 'text', text: 'Hello, Hanako!' }]);
+      const bad = (await client.callTool({ name: 'greet', arguments: {} })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+    }
   });
 });
 `,
@@ -156,10 +192,19 @@ Any host that reads an \`mcpServers\` map:
 
 (\`npx\` works once the package is published; before that, \`node mcp_servers/${name}/dist/index.js\`.)
 
+## Protocol and command line
+
+It speaks MCP 2025-11-25 (\`initialize\`, then a session) and 2026-07-28 (stateless: \`server/discover\`,
+each request carrying its version in \`_meta\`); the client chooses. stdio by default; \`--http\` serves
+Streamable HTTP at \`http://127.0.0.1:3000/mcp\` (\`--port <n>\`, 0 picks a free port; \`--host <name>\`),
+with the legacy HTTP+SSE endpoint at \`/mcp/sse\`. \`--help\` and \`--version\` work; a bad flag exits 2;
+logs are JSON lines on stderr. This comes from \`@ai-assistant/mcp-server-kit\`.
+
 ## Develop
 
-\`pnpm build\`, \`pnpm test\` (the built server over stdio). This package imports nothing from the rest
-of the repository: it can be moved to its own repository as it is.
+\`pnpm build\`, \`pnpm test\` (the built server over stdio, in both eras). This package imports nothing
+from the rest of the repository, and takes the SDK and the kit from npm by name: it can be moved to its
+own repository as it is.
 `,
 };
 
@@ -256,5 +301,5 @@ if (existsSync(biome)) {
 // The pnpm the repository pins, through npx, as README writes every command (pnpm need not be installed).
 const pnpm = `npx --yes ${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager}`;
 process.stdout.write(`Created mcp_servers/${name} (${packageName}) and a disabled "${name}" entry in config/mcp_servers.json.
-Next: ${pnpm} install && ${pnpm} --filter ${packageName} build && ${pnpm} --filter ${packageName} test
+Next: ${pnpm} install && ${pnpm} --filter ${packageName}... build && ${pnpm} --filter ${packageName} test
 `);

@@ -50,11 +50,12 @@ describe('packaging: the published tarballs work on their own', () => {
   }, 120_000);
   afterAll(() => rmSync(scratch, { recursive: true, force: true, maxRetries: 5 }));
 
-  it('publishes the six packages, each with LICENSE, README, repository and its bin/exports files', () => {
+  it('publishes the seven packages, each with LICENSE, README, repository and its bin/exports files', () => {
     expect([...tarballs.keys()].sort()).toEqual([
       '@ai-assistant/chat-types',
       '@ai-assistant/host-core',
       '@ai-assistant/llm-providers',
+      '@ai-assistant/mcp-server-kit',
       '@ai-assistant/mcp-server-knowledge',
       '@ai-assistant/mcp-server-weather',
       '@ai-assistant/mcp-server-web',

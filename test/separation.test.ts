@@ -6,8 +6,12 @@ import { findSeparationViolations } from './separation.js';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 
-describe('separation rule: mcp_servers/* talk to the host through MCP only', () => {
-  it('holds for every server in this repository', () => {
+// The rule: each folder under mcp_servers/ (every server, and the shared kit) moves to its own repository
+// as it is. It may depend on npm packages by name, @ai-assistant/mcp-server-kit included (the one shared
+// published package); it may not depend on a workspace package of packages/ or apps/, nor import a path
+// that leaves its folder.
+describe('separation rule: mcp_servers/* depend on npm packages by name and talk to the host through MCP only', () => {
+  it('holds for every server and the kit in this repository', () => {
     const violations = findSeparationViolations(join(repoRoot, 'mcp_servers'), repoRoot);
     const report = violations.map((violation) => `${violation.file}: ${violation.detail}`).join('\n');
     expect(report, `MCP servers must not reach into packages/ or apps/:\n${report}`).toBe('');
@@ -17,20 +21,26 @@ describe('separation rule: mcp_servers/* talk to the host through MCP only', () 
     let scratch: string;
     afterEach(() => rmSync(scratch, { recursive: true, force: true, maxRetries: 5 }));
 
+    /** A scratch repository: host packages under packages/ and apps/, and one server with these files. */
     function serverWith(files: Record<string, string>): string {
       scratch = mkdtempSync(join(tmpdir(), 'separation-'));
-      for (const [path, text] of Object.entries(files)) {
-        const full = join(scratch, 'mcp_servers', 'demo', path);
+      const write = (path: string, text: string) => {
+        const full = join(scratch, path);
         mkdirSync(resolve(full, '..'), { recursive: true });
         writeFileSync(full, text);
-      }
+      };
+      write('packages/host-core/package.json', '{"name":"@ai-assistant/host-core"}');
+      write('packages/llm-providers/package.json', '{"name":"@ai-assistant/llm-providers"}');
+      write('apps/slack-bot/package.json', '{"name":"@ai-assistant/slack-bot","private":true}');
+      for (const [path, text] of Object.entries(files)) write(join('mcp_servers', 'demo', path), text);
       return join(scratch, 'mcp_servers');
     }
 
     it('names the file that imports a host package', () => {
       const root = serverWith({
         'package.json': '{"name":"@ai-assistant/mcp-server-demo"}',
-        'src/index.ts': "import { x } from 'zod';\nimport '@ai-assistant/host-core';\n",
+        'src/index.ts':
+          "import { x } from 'zod';\nimport '@ai-assistant/host-core/internal';\nimport { runServer } from '@ai-assistant/mcp-server-kit';\n",
       });
       const violations = findSeparationViolations(root, scratch);
       expect(violations).toHaveLength(1);
@@ -40,7 +50,7 @@ describe('separation rule: mcp_servers/* talk to the host through MCP only', () 
     it('catches relative imports that leave the folder, dynamic imports and require', () => {
       const root = serverWith({
         'src/a.ts': "export * from '../../../packages/host-core/src/index.js';",
-        'src/b.ts': "const m = await import('../../other/x.js');",
+        'src/b.ts': "const m = await import('../../server-kit/src/index.js');",
         'src/c.cjs': "const m = require('@ai-assistant/llm-providers');",
         'src/ok.ts': "import { y } from './local.js';\nimport { z } from '../src/local.js';",
       });
@@ -50,17 +60,24 @@ describe('separation rule: mcp_servers/* talk to the host through MCP only', () 
       );
     });
 
-    it('catches workspace dependencies in package.json', () => {
+    it('#45 allows the kit by name (from the workspace too); refuses host packages and other workspace links', () => {
       const root = serverWith({
         'package.json': JSON.stringify({
           name: '@ai-assistant/mcp-server-demo',
-          dependencies: { '@ai-assistant/host-core': 'workspace:*', zod: '^4' },
-          devDependencies: { helper: 'workspace:^' },
+          dependencies: {
+            '@ai-assistant/mcp-server-kit': 'workspace:^',
+            '@modelcontextprotocol/server': '^2.4.0',
+            '@ai-assistant/host-core': '^1.0.0',
+            zod: '^4',
+          },
+          devDependencies: { helper: 'workspace:^', local: 'file:../../helper' },
         }),
       });
       const details = findSeparationViolations(root, scratch).map((violation) => violation.detail);
-      expect(details).toHaveLength(2);
-      expect(details[0]).toContain('@ai-assistant/host-core');
+      expect(details).toHaveLength(3);
+      expect(details[0]).toContain('@ai-assistant/host-core, a package of packages/ or apps/');
+      expect(details[1]).toContain('helper@workspace:^');
+      expect(details[2]).toContain('local@file:../../helper');
     });
   });
 });

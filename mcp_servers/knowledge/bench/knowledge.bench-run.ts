@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { silentLogger } from '@ai-assistant/mcp-server-kit';
 import { it } from 'vitest';
 import { Embeddings } from '../src/embeddings.js';
 import { KnowledgeBase } from '../src/knowledge-base.js';
-import { silentLogger } from '../src/log.js';
 
 const english = [
   'deploy',

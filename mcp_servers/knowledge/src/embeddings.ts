@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from './log.js';
+import type { Logger } from '@ai-assistant/mcp-server-kit';
 
 /** Where embeddings come from: any OpenAI-compatible `POST {url}/embeddings`. */
 export interface EmbeddingSettings {

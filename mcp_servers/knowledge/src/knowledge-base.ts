@@ -1,4 +1,5 @@
 import { type FSWatcher, watch } from 'node:fs';
+import type { Logger } from '@ai-assistant/mcp-server-kit';
 import MiniSearch from 'minisearch';
 import {
   type KnowledgeDocument,
@@ -9,7 +10,6 @@ import {
   splitPassages,
 } from './documents.js';
 import { dot, type Embeddings, normalized } from './embeddings.js';
-import type { Logger } from './log.js';
 import { tokenize } from './tokenize.js';
 
 /** Passages indexed between two yields to the event loop while (re)building. */

@@ -1,5 +1,5 @@
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { KnowledgeBase, SearchHit } from './knowledge-base.js';
 import { version } from './version.js';
@@ -54,9 +54,9 @@ export function createServer({ knowledge, documentBudget = 20_000 }: KnowledgeSe
       description:
         'Search (Japanese and English, by words and, when embeddings are configured, by meaning) over the team’s documents; returns the best passages with their document, heading, score and how each matched.',
       inputSchema: z.object({
-              query: z.string().min(1).describe('What to look for, in any words'),
-              limit: z.number().int().min(1).max(20).optional().describe('How many passages (default 4)'),
-            }),
+        query: z.string().min(1).describe('What to look for, in any words'),
+        limit: z.number().int().min(1).max(20).optional().describe('How many passages (default 4)'),
+      }),
       outputSchema: z.object({ query: z.string(), results: z.array(hitSchema) }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -264,8 +264,9 @@ export { KnowledgeBase } from './knowledge-base.js';
 export { tokenize } from './tokenize.js';
 
 /**
- * One MCP server per client session over a shared knowledge base. A server leaves the set when its
- * session closes, so closed sessions free their memory.
+ * The MCP servers over one shared knowledge base: one per 2025 session (or stdio connection), one per
+ * 2026-07-28 request. A server leaves the set when it closes, so closed sessions and finished requests
+ * free their memory.
  */
 export function sessionServers(knowledge: KnowledgeBase): {
   newServer: () => McpServer;

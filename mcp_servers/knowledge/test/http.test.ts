@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
-import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const entry = resolve(import.meta.dirname, '..', 'dist', 'index.js');

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { type HttpHandle, serveHttp } from '@ai-assistant/mcp-server-kit';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpHandle, serveHttp } from '../src/http.js';
 import { KnowledgeBase } from '../src/knowledge-base.js';
 import { sessionServers } from '../src/server.js';
 
@@ -112,6 +112,21 @@ describe('hardening 8: HTTP sessions end', () => {
       expect(servers.size()).toBe(1);
       await client.close();
     } finally {
+      await handle.close();
+    }
+  });
+
+  it('#45 2026-07-28 requests keep no session and no server object (one instance per request, closed after it)', async () => {
+    const { servers, handle } = await serve();
+    const client = new Client({ name: 'modern', version: '0' }, { versionNegotiation: { mode: 'auto' } });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      for (let index = 0; index < 100; index++) await client.listTools();
+      expect(handle.sessionCount()).toBe(0);
+      expect(await until(() => servers.size() === 0)).toBe(true);
+    } finally {
+      await client.close();
       await handle.close();
     }
   });

@@ -1,7 +1,7 @@
-import { McpServer } from "@modelcontextprotocol/server";
+import { type Logger, silentLogger } from '@ai-assistant/mcp-server-kit';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { JmaClient, type JmaClientOptions } from './jma/client.js';
-import { type Logger, silentLogger } from './log.js';
 import { version } from './version.js';
 import { createGetWeather, getWeatherInput, getWeatherOutput } from './weather-tool.js';
 
@@ -27,7 +27,6 @@ export function createServer(options: WeatherServerOptions = {}): McpServer {
         '日本の天気予報（気象庁）を返します。場所は日本国内の地名で指定してください。傘が必要かどうかは降水確率で判断できます。',
     },
   );
-  /* @mcp-codemod-error Could not verify `inputSchema` is a schema object. Raw shapes are deprecated in v2 — pass a Standard Schema object (e.g. z.object({ … })); no change is needed if it already is one. | Could not verify `outputSchema` is a schema object. Raw shapes are deprecated in v2 — pass a Standard Schema object (e.g. z.object({ … })); no change is needed if it already is one. */
   server.registerTool(
     'get_weather',
     {
@@ -60,5 +59,5 @@ export function createServer(options: WeatherServerOptions = {}): McpServer {
   return server;
 }
 
+export { type Logger, stderrLogger } from '@ai-assistant/mcp-server-kit';
 export { JmaClient, type JmaClientOptions } from './jma/client.js';
-export { type Logger, stderrLogger } from './log.js';

@@ -1,4 +1,5 @@
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Logger } from '@ai-assistant/mcp-server-kit';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { type JmaClient, JmaError } from './jma/client.js';
 import {
@@ -12,7 +13,6 @@ import {
   weekAreaTableSchema,
 } from './jma/forecast.js';
 import { addDays, japaneseDate, jstDate, jstDateTime } from './jma/time.js';
-import type { Logger } from './log.js';
 import { areaTableSchema, PlaceIndex, type ResolvedPlace } from './places/resolve.js';
 
 /** Input of `get_weather`. */

@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../src/cli.js';
 import { runServer } from './spawn.js';
 
 describe('command line', () => {
@@ -32,15 +31,5 @@ describe('command line', () => {
       expect(result.stderr).toContain('Usage:');
       expect(result.stdout).toBe('');
     }
-  });
-
-  it('parses the HTTP options', () => {
-    expect(parseCommandLine(['--http'])).toEqual({ kind: 'http', host: '127.0.0.1', port: 3000 });
-    expect(parseCommandLine(['--http', '--port', '0', '--host', '::1'])).toEqual({
-      kind: 'http',
-      host: '::1',
-      port: 0,
-    });
-    expect(parseCommandLine([])).toEqual({ kind: 'stdio' });
   });
 });

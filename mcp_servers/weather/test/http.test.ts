@@ -1,26 +1,31 @@
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeJma, startFakeJma } from '../src/testing/fake-jma.js';
-import { weatherServerScenarios } from './scenarios.js';
+import { eraOptions, weatherServerScenarios } from './scenarios.js';
 import { serverEnvironment, startHttpServer, stop } from './spawn.js';
 
 describe('weather server', () => {
-  weatherServerScenarios('the built executable over Streamable HTTP (--http)', async () => {
-    const jma = await startFakeJma();
-    const { url, child } = await startHttpServer(serverEnvironment(jma.baseUrl));
-    const client = new Client({ name: 'http-test', version: '0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    return {
-      client,
-      jma,
-      async close() {
-        await client.close();
-        expect(await stop(child)).toBe(0);
-        await jma.close();
+  for (const era of ['2025-11-25', '2026-07-28'] as const)
+    weatherServerScenarios(
+      `the built executable over Streamable HTTP (--http), protocol ${era}`,
+      async () => {
+        const jma = await startFakeJma();
+        const { url, child } = await startHttpServer(serverEnvironment(jma.baseUrl));
+        const client = new Client({ name: 'http-test', version: '0' }, eraOptions(era));
+        await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+        expect(client.getNegotiatedProtocolVersion()).toBe(era);
+        return {
+          client,
+          jma,
+          async close() {
+            await client.close();
+            expect(await stop(child)).toBe(0);
+            await jma.close();
+          },
+        };
       },
-    };
-  });
+    );
 
   describe('HTTP endpoint guards', () => {
     let jma: FakeJma;

@@ -1,4 +1,4 @@
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { describe } from 'vitest';
 import { JmaClient } from '../src/jma/client.js';
 import { createServer } from '../src/server.js';

@@ -1,4 +1,4 @@
-import type { Client, CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, ClientOptions } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { FakeJma } from '../src/testing/fake-jma.js';
@@ -6,6 +6,14 @@ import { getWeatherOutput } from '../src/weather-tool.js';
 
 /** Just after the 2026-03-12 05:00 JST Tokyo issue: the clock every scenario runs at. */
 export const recordedNow = '2026-03-12T05:30:00+09:00';
+
+/**
+ * Client options for one protocol era: 2025-11-25 opens with `initialize` (the client's default);
+ * 2026-07-28 asks `server/discover` first and sends every request with its own `_meta` envelope.
+ */
+export function eraOptions(era: '2025-11-25' | '2026-07-28'): ClientOptions {
+  return era === '2026-07-28' ? { versionNegotiation: { mode: 'auto' } } : {};
+}
 
 /** A connected client plus the fake JMA behind the server it talks to. */
 export interface Connection {

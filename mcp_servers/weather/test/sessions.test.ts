@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
-import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { serveHttp } from '@ai-assistant/mcp-server-kit';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { serveHttp } from '../src/http.js';
 import { JmaClient } from '../src/jma/client.js';
 import { createServer } from '../src/server.js';
 

@@ -1,4 +1,12 @@
-import { McpServer } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  type CreateMessageResult,
+  type CreateMessageResultWithTools,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  McpServer,
+} from '@modelcontextprotocol/server';
 import { type Dispatcher, fetch } from 'undici';
 import { z } from 'zod';
 import { Allowlist, guardedAgent } from './address-guard.js';
@@ -83,7 +91,8 @@ const labels = ['positive', 'negative', 'neutral', 'mixed'] as const;
 
 /** Builds the web MCP server without starting any transport (no side effects), so tests can serve it. */
 export function createServer(options: WebServerOptions = {}): McpServer {
-  const server = new McpServer({ name: 'mcp-server-web', version });
+  // logging lets hosts set a level (logging/setLevel), as every ai-assistant server does; logs go to stderr.
+  const server = new McpServer({ name: 'mcp-server-web', version }, { capabilities: { logging: {} } });
   const allow = new Allowlist(options.allow);
   const dispatcher = options.dispatcher ?? guardedAgent(allow);
   const robots = new Map<string, string>();
@@ -95,16 +104,16 @@ export function createServer(options: WebServerOptions = {}): McpServer {
       title: 'Search the web',
       description: 'Searches the web and returns titles, URLs and snippets. Use fetch_page to read a result.',
       inputSchema: z.object({
-              query: z.string().min(1).max(400).describe('what to search for'),
-              limit: z.number().int().min(1).max(10).optional().describe('how many results (default 5)'),
-              source: z
-                .string()
-                .regex(/^[a-z0-9 _.-]{1,40}$/i)
-                .optional()
-                .describe(
-                  'which search engine to ask, e.g. google, bing or duckduckgo (default: the configured backend as it is set up); only a SearXNG backend can choose',
-                ),
-            }),
+        query: z.string().min(1).max(400).describe('what to search for'),
+        limit: z.number().int().min(1).max(10).optional().describe('how many results (default 5)'),
+        source: z
+          .string()
+          .regex(/^[a-z0-9 _.-]{1,40}$/i)
+          .optional()
+          .describe(
+            'which search engine to ask, e.g. google, bing or duckduckgo (default: the configured backend as it is set up); only a SearXNG backend can choose',
+          ),
+      }),
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     async ({ query, limit, source }) => {
@@ -174,19 +183,31 @@ export function createServer(options: WebServerOptions = {}): McpServer {
       inputSchema: z.object({ text: z.string().min(1).max(8000).describe('the text to judge') }),
       annotations: { readOnlyHint: true },
     },
-    async ({ text }) => {
+    async ({ text }, context): Promise<CallToolResult | InputRequiredResult> => {
       if (!server.server.getClientCapabilities()?.sampling)
         return failure(
           'this host does not offer sampling (MCP sampling/createMessage), which analyze_sentiment needs',
         );
+      const request = {
+        systemPrompt:
+          'You judge the sentiment of a text. Answer with JSON only: {"label": "positive" | "negative" | "neutral" | "mixed", "reason": "<one short sentence>"}.',
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],
+        maxTokens: 200,
+      };
       try {
-        const answer = await server.server.createMessage({
-          systemPrompt:
-            'You judge the sentiment of a text. Answer with JSON only: {"label": "positive" | "negative" | "neutral" | "mixed", "reason": "<one short sentence>"}.',
-          messages: [{ role: 'user', content: { type: 'text', text } }],
-          maxTokens: 200,
-        });
-        const reply = answer.content.type === 'text' ? answer.content.text : '';
+        let answer: CreateMessageResult | CreateMessageResultWithTools;
+        if (context.mcpReq.envelope) {
+          // 2026-07-28 has no server-to-client requests: the call returns the sampling request, and the
+          // client calls again with the model's answer.
+          const response = inputResponse(context.mcpReq.inputResponses, 'sentiment');
+          if (response.kind !== 'sampling')
+            return inputRequired({ inputRequests: { sentiment: inputRequired.createMessage(request) } });
+          answer = response.result;
+        } else {
+          answer = await context.mcpReq.requestSampling(request);
+        }
+        const content = Array.isArray(answer.content) ? answer.content[0] : answer.content;
+        const reply = content?.type === 'text' ? content.text : '';
         const parsed = JSON.parse(/\{[\s\S]*\}/.exec(reply)?.[0] ?? '{}') as {
           label?: unknown;
           reason?: unknown;

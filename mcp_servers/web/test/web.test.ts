@@ -1,9 +1,12 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Allowlist, guardedAgent, isForbiddenAddress } from '../src/address-guard.js';
@@ -388,5 +391,79 @@ describe('analyze_sentiment through MCP sampling', () => {
     const refused = await call(without, 'analyze_sentiment', { text: 'hello' });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/this host does not offer sampling/);
+  });
+});
+
+/** Starts the built executable with `--http --port 0`; resolves with the URL its "listening" log line names. */
+function startHttp(): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [entry, '--http', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const url = /"msg":"listening","url":"([^"]+)"/.exec(stderr)?.[1];
+      if (url) resolvePromise({ url, child, stderr: () => stderr });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      reject(new Error(`mcp-server-web exited (${code}) before listening: ${stderr}`)),
+    );
+  });
+}
+
+describe('#45 one shape: --version, --http, both protocol eras', () => {
+  it('--version prints the package version; a bad flag is a usage error (exit 2)', () => {
+    const version = spawnSync(process.execPath, [entry, '--version'], { encoding: 'utf8' });
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe(
+      (
+        JSON.parse(readFileSync(resolve(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version,
+    );
+    const bad = spawnSync(process.execPath, [entry, '--port', '1'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--port and --host only apply with --http[\s\S]*Usage: mcp-server-web/);
+  });
+
+  it('over --http, 2025-11-25 and 2026-07-28 clients both get the tools and sentiment (sampling, or input_required)', async () => {
+    const server = await startHttp();
+    const clients: Client[] = [];
+    try {
+      for (const era of ['2025-11-25', '2026-07-28'] as const) {
+        const client = new Client(
+          { name: 'http-test', version: '0' },
+          {
+            capabilities: { sampling: {} },
+            ...(era === '2026-07-28' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+          },
+        );
+        clients.push(client);
+        client.setRequestHandler('sampling/createMessage', async () => ({
+          role: 'assistant',
+          model: 'host-model',
+          content: { type: 'text', text: '{"label": "negative", "reason": "it complains"}' },
+        }));
+        await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+        expect(client.getNegotiatedProtocolVersion()).toBe(era);
+        const { tools } = await client.listTools();
+        expect(
+          tools.map((tool) => tool.name),
+          era,
+        ).toEqual(['web_search', 'fetch_page', 'analyze_sentiment']);
+        const result = await call(client, 'analyze_sentiment', { text: 'The train was late again.' });
+        expect(result.structuredContent, era).toEqual({ label: 'negative', reason: 'it complains' });
+      }
+      // Logs are JSON lines on stderr, never on stdout (which stdio keeps for the protocol).
+      expect(server.stderr()).toContain('"msg":"listening"');
+    } finally {
+      await Promise.allSettled(clients.map((client) => client.close()));
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+    }
   });
 });
