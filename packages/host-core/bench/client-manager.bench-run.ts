@@ -23,64 +23,72 @@ function rssMiB(pid: number): number {
 const built = new URL('../dist/index.js', import.meta.url).href;
 const { McpClientManager } = (await import(built)) as typeof import('../src/mcp/client-manager.js');
 
-const echoEntry = (name: string) => nodeServer(name, echo);
+/** The two eras, each pinned on both sides: the manager by `protocol_version`, the bare client by its negotiation. */
+const eras = [
+  { revision: '2025-11-25' as const, negotiation: { mode: 'legacy' as const } },
+  { revision: '2026-07-28' as const, negotiation: { mode: { pin: '2026-07-28' } } },
+];
+type Era = (typeof eras)[number];
 
-async function timeConnect(count: number, sequential = false): Promise<number> {
-  const manager = new McpClientManager();
-  const servers = Array.from({ length: count }, (_, index) => echoEntry(`echo${index}`));
+const echoEntry = (name: string, era: Era) => nodeServer(name, echo, [], { protocolVersion: era.revision });
+
+const bareClient = async (era: Era) => {
+  const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: era.negotiation });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [echo], stderr: 'ignore' }),
+  );
+  // As any real client (and the manager) does, a bare client lists the tools first: the SDK then
+  // knows each tool's output schema, and checks every result against it.
+  await client.listTools();
+  return client;
+};
+
+/** Connecting `count` servers at once: through a manager, or as that many bare clients. */
+async function timeConnect(era: Era, count: number, viaManager: boolean): Promise<number> {
   const started = performance.now();
-  if (sequential) for (const server of servers) await manager.connect([server]);
-  else await manager.connect(servers);
+  if (viaManager) {
+    const manager = new McpClientManager();
+    await manager.connect(Array.from({ length: count }, (_, index) => echoEntry(`echo${index}`, era)));
+    const elapsed = performance.now() - started;
+    await manager.close();
+    return elapsed;
+  }
+  const clients = await Promise.all(Array.from({ length: count }, () => bareClient(era)));
   const elapsed = performance.now() - started;
-  await manager.close();
+  await Promise.all(clients.map((client) => client.close()));
   return elapsed;
 }
 
-it('McpClientManager benchmark', async () => {
+async function measureEra(era: Era): Promise<Array<[string, string]>> {
+  // Connecting: 1 and 10 servers, the manager and bare clients taking turns (median of 5 each).
   const one: number[] = [];
   const ten: number[] = [];
-  const tenSequential: number[] = [];
+  const tenBare: number[] = [];
   for (let run = 0; run < 5; run++) {
-    one.push(await timeConnect(1));
-    ten.push(await timeConnect(10));
-    tenSequential.push(await timeConnect(10, true));
+    one.push(await timeConnect(era, 1, true));
+    if (run % 2 === 0) tenBare.push(await timeConnect(era, 10, false));
+    ten.push(await timeConnect(era, 10, true));
+    if (run % 2 === 1) tenBare.push(await timeConnect(era, 10, false));
   }
 
   // Per-call overhead and throughput: the manager's callTool against the SDK's bare Client.callTool,
-  // same server kind; both plain, and both listening for progress (each then sends a progress token,
-  // which costs the server's SDK several microseconds to parse: compare like with like).
+  // same server kind, same era; both plain, and both listening for progress (each then sends a
+  // progress token, which costs the server's SDK several microseconds to parse: compare like with like).
   // Each side has three server processes of its own (a manager each, a client each) and its calls go
   // round them: which core a child lands on, and how warm it is, differs from one process to the next
   // by more than the host's own cost, and three per side average it out.
   const pool = 3;
   const inFlight = 32;
-  const managers = await Promise.all(
-    Array.from({ length: pool }, async () => {
-      // The per-server gate set to 32 for the throughput part; sequential calls never wait on it.
-      const manager = new McpClientManager({ maxConcurrentPerServer: inFlight });
-      await manager.connect([echoEntry('echo')]);
-      return manager;
-    }),
-  );
-  const bareClient = async () => {
-    const client = new Client({ name: 'bench', version: '0' });
-    await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [echo], stderr: 'ignore' }),
-    );
-    // As any real client (and the manager) does, a bare client lists the tools first: the SDK then
-    // knows each tool's output schema and task support, and checks every result against them.
-    await client.listTools();
-    return client;
+  const newManager = async () => {
+    // The per-server gate set to 32 for the throughput part; sequential calls never wait on it.
+    const manager = new McpClientManager({ maxConcurrentPerServer: inFlight });
+    await manager.connect([echoEntry('echo', era)]);
+    return manager;
   };
-  const bares = await Promise.all(Array.from({ length: pool }, bareClient));
-  const baresWithToken = await Promise.all(Array.from({ length: pool }, bareClient));
-  const listeningManagers = await Promise.all(
-    Array.from({ length: pool }, async () => {
-      const manager = new McpClientManager({ maxConcurrentPerServer: inFlight });
-      await manager.connect([echoEntry('echo')]);
-      return manager;
-    }),
-  );
+  const managers = await Promise.all(Array.from({ length: pool }, newManager));
+  const bares = await Promise.all(Array.from({ length: pool }, () => bareClient(era)));
+  const baresWithToken = await Promise.all(Array.from({ length: pool }, () => bareClient(era)));
+  const listeningManagers = await Promise.all(Array.from({ length: pool }, newManager));
   const viaManager = managers.map((manager) => () => manager.callTool('mcp__echo__echo', { message: 'x' }));
   const viaSdk = bares.map((client) => () => client.callTool({ name: 'echo', arguments: { message: 'x' } }));
   // The same listening for progress, as the chat loop's calls do: both then carry a progress token.
@@ -91,7 +99,7 @@ it('McpClientManager benchmark', async () => {
     (client) => () =>
       client.callTool({ name: 'echo', arguments: { message: 'x' } }, { onprogress: () => {} }),
   );
-  const calls = 2000;
+  const calls = 1500;
   const sides = [viaManager, viaSdk, viaSdkWithToken, viaManagerListening];
   const perCall: number[][] = sides.map(() => []);
   for (let index = -200; index < calls; index++) {
@@ -109,7 +117,7 @@ it('McpClientManager benchmark', async () => {
   // Throughput with 32 calls in flight at once. The sides take turns batch by batch (a batch is 32
   // calls started together and awaited together, on one process), so a slower stretch of this shared
   // machine falls on all alike; each side's rate is its calls over the time its own batches took.
-  const batches = 1500;
+  const batches = 1000;
   const batchTimes: number[][] = sides.map(() => []);
   for (let batch = -100; batch < batches; batch++) {
     for (let turn = 0; turn < sides.length; turn++) {
@@ -122,7 +130,7 @@ it('McpClientManager benchmark', async () => {
   }
   const rateOf = (times: number[] = []) =>
     (inFlight * times.length) / (times.reduce((sum, ms) => sum + ms, 0) / 1000);
-  const [wideRate, bareRate, tokenRate, listeningRate] = batchTimes.map(rateOf) as number[] as [
+  const [wideRate, bareRate, tokenRate, listeningRate] = batchTimes.map(rateOf) as [
     number,
     number,
     number,
@@ -133,49 +141,62 @@ it('McpClientManager benchmark', async () => {
   );
 
   const many = new McpClientManager();
-  await many.connect(Array.from({ length: 10 }, (_, index) => echoEntry(`echo${index}`)));
+  await many.connect(Array.from({ length: 10 }, (_, index) => echoEntry(`echo${index}`, era)));
   const children = await descendantsOf(process.pid);
   const childRss = children.reduce((sum, pid) => sum + rssMiB(pid), 0);
-  const hostRss = process.memoryUsage().rss / 1024 / 1024;
   await many.close();
 
   const managerP50 = percentile(managerCalls, 0.5);
   const sdkP50 = percentile(sdkCalls, 0.5);
   const sdkTokenP50 = percentile(sdkTokenCalls, 0.5);
   const listeningP50 = percentile(listeningCalls, 0.5);
+  const tenP50 = percentile(ten, 0.5);
+  const tenBareP50 = percentile(tenBare, 0.5);
   const format = (value: number) => value.toFixed(3);
-  printTable('@ai-assistant/host-core McpClientManager benchmark (stdio echo servers)', [
-    ['connect 1 stdio server (median of 5)', `${format(percentile(one, 0.5))} ms`],
-    ['connect 10 stdio servers in parallel (median of 5)', `${format(percentile(ten, 0.5))} ms`],
-    ['  the same 10 one after another, for comparison', `${format(percentile(tenSequential, 0.5))} ms`],
+  const at = `(${era.revision})`;
+  return [
+    [`${at} connect 1 stdio server (median of 5)`, `${format(percentile(one, 0.5))} ms`],
     [
-      "  ratio parallel 10 / 1 (CPU-bound starts on this machine's cores)",
-      `${(percentile(ten, 0.5) / percentile(one, 0.5)).toFixed(2)}×`,
+      `${at} connect 10 stdio servers at once: manager / 10 bare v2 Clients (median of 5)`,
+      `${format(tenP50)} / ${format(tenBareP50)} ms`,
     ],
     [
-      `callTool p50 via manager / bare SDK Client (${calls} calls each, on ${pool} processes)`,
+      `${at}   ratio (aim ≤ 1.1×)`,
+      `${(tenP50 / tenBareP50).toFixed(3)}× ${verdict(tenP50 / tenBareP50 <= 1.1)}`,
+    ],
+    [
+      `${at} callTool p50 via manager / bare v2 Client (${calls} calls each, on ${pool} processes)`,
       `${format(managerP50)} / ${format(sdkP50)} ms`,
     ],
     [
-      '  ratio (aim ≤ 1.1×) and added per call (aim < 0.2 ms)',
+      `${at}   ratio (aim ≤ 1.1×) and added per call (aim < 0.2 ms)`,
       `${(managerP50 / sdkP50).toFixed(3)}× ${verdict(managerP50 / sdkP50 <= 1.1)} / ${format(managerP50 - sdkP50)} ms ${verdict(managerP50 - sdkP50 < 0.2)}`,
     ],
     [
-      '  listening for progress (a progress token on the wire, as every call of a turn): manager / bare SDK',
+      `${at}   listening for progress (a progress token on the wire, as every call of a turn): manager / bare`,
       `${format(listeningP50)} / ${format(sdkTokenP50)} ms = ${(listeningP50 / sdkTokenP50).toFixed(3)}× ${verdict(listeningP50 / sdkTokenP50 <= 1.1)}`,
     ],
     [
-      `throughput, ${inFlight} calls in flight: manager / bare SDK (${batches} batches each, in turn, on ${pool} processes)`,
+      `${at} throughput, ${inFlight} calls in flight: manager / bare v2 Client (${batches} batches each, in turn)`,
       `${wideRate.toFixed(0)} / ${bareRate.toFixed(0)} calls/s`,
     ],
-    ['  ratio (aim ≥ 0.95×)', `${(wideRate / bareRate).toFixed(3)}× ${verdict(wideRate / bareRate >= 0.95)}`],
     [
-      '  listening for progress: manager / bare SDK',
+      `${at}   ratio (aim ≥ 0.95×)`,
+      `${(wideRate / bareRate).toFixed(3)}× ${verdict(wideRate / bareRate >= 0.95)}`,
+    ],
+    [
+      `${at}   listening for progress: manager / bare`,
       `${listeningRate.toFixed(0)} / ${tokenRate.toFixed(0)} calls/s = ${(listeningRate / tokenRate).toFixed(3)}× ${verdict(listeningRate / tokenRate >= 0.95)}`,
     ],
-    [
-      'RSS with 10 servers: host / 10 children together',
-      `${hostRss.toFixed(1)} / ${childRss.toFixed(1)} MiB`,
-    ],
-  ]);
+    [`${at} RSS of the 10 server processes together`, `${childRss.toFixed(1)} MiB`],
+  ];
+}
+
+it('McpClientManager benchmark, each protocol era', async () => {
+  const rows: Array<[string, string]> = [];
+  for (const era of eras) rows.push(...(await measureEra(era)));
+  printTable(
+    '@ai-assistant/host-core McpClientManager benchmark (stdio echo servers, SDK v2, both eras)',
+    rows,
+  );
 });

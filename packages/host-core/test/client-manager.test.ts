@@ -55,6 +55,8 @@ describe('with the real weather server', () => {
         transport: 'stdio',
         state: 'connected',
         toolCount: 1,
+        // Our weather server speaks both eras: the host finds the newer one.
+        protocolVersion: '2026-07-28',
         approval: 'writes',
         personalCredential: false,
         enabledByDefault: true,

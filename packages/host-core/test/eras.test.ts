@@ -1,8 +1,11 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type ModernServer, ScriptedProvider, startModernServer, toolMessage } from '@ai-assistant/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import type { ElicitationRequest } from '../src/tool-host.js';
-import { everythingEntry, managerPool, nodeServer, remoteServer } from './helpers.js';
+import { everythingEntry, fixtures, managerPool, nodeServer, remoteServer } from './helpers.js';
 
 // Both eras of MCP in one host: a server that speaks 2026-07-28 only (the SDK's createMcpHandler,
 // stateless, 2025 clients refused) and server-everything from npm, which speaks the 2025 revisions only.
@@ -75,5 +78,18 @@ describe('MCP 2026-07-28 and 2025-11-25 servers side by side', () => {
     expect(old?.state).not.toBe('connected');
     expect(old?.reason).toMatch(/Unsupported protocol version|2026-07-28/);
     expect(pinned).toMatchObject({ state: 'connected', protocolVersion: '2026-07-28' });
+  });
+
+  it('a 2025 stdio server that the era question ends is started again with initialize, and is remembered', async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'eras-')), 'starts');
+    const strict = nodeServer('strict', join(fixtures, 'strict-2025-server.mjs'), ['--starts', starts]);
+    const first = await pool.connect([strict]);
+    expect(first.status()[0]).toMatchObject({ state: 'connected', protocolVersion: '2025-11-25' });
+    expect((await first.callTool('mcp__strict__ping', {})).text).toBe('pong');
+    expect(readFileSync(starts, 'utf8')).toHaveLength(2);
+    // Another manager of this process knows its era now: one start, no question.
+    const second = await pool.connect([strict]);
+    expect(second.status()[0]).toMatchObject({ state: 'connected', protocolVersion: '2025-11-25' });
+    expect(readFileSync(starts, 'utf8')).toHaveLength(3);
   });
 });

@@ -54,12 +54,12 @@ describe('resources and prompts through McpClientManager', () => {
     ]);
     const prompt = await mcp.getPrompt('kb', 'answer_with_context', { question: '経費精算の締め日' });
     expect(prompt.messages).toEqual([{ role: 'user', content: expect.stringContaining('毎月25日') }]);
-    // A prompt's error calls it a prompt, and names the MCP error code once.
+    // A prompt's error calls it a prompt, and says the server's reason once.
     const failure = await mcp
       .getPrompt('kb', 'answer_with_context', {})
       .catch((error: Error) => error.message);
     expect(failure).toMatch(/^Prompt "answer_with_context" of server "kb" failed: /);
-    expect(String(failure).match(/MCP error -32602/g)).toHaveLength(1);
+    expect(String(failure).match(/Invalid arguments for prompt/g)).toHaveLength(1);
     await expect(mcp.readResource('kb', 'kb://documents/missing.md')).rejects.toMatchObject({
       code: 'TOOL_EXECUTION_FAILED',
     });

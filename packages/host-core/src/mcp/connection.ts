@@ -146,6 +146,17 @@ async function openLocal(connection: LocalConnection, context: ConnectionContext
   }
 }
 
+/** How long a stdio server has to answer `server/discover` before it is taken for a 2025 server. */
+const stdioProbeMs = 5_000;
+
+/**
+ * Some 2025 stdio servers exit on any request before `initialize` (those on the Rust SDK do): the
+ * question asked on their process ends it, and the next start opens with `initialize` at once.
+ */
+function probeEndedProcess(error: unknown): boolean {
+  return error instanceof Error && /closed during the server\/discover probe/.test(error.message);
+}
+
 /**
  * How a connection finds its era: `auto` asks with `server/discover` and falls back to `initialize`
  * (the default); the HTTP+SSE transport predates the 2026 revision, so its servers are 2025 at once.
@@ -154,6 +165,22 @@ function negotiationOf(config: McpConnection['config']): 'auto' | 'legacy' | { p
   if (config.protocolVersion === '2026-07-28') return { pin: '2026-07-28' };
   if (config.protocolVersion === '2025-11-25' || config.transport === 'sse') return 'legacy';
   return 'auto';
+}
+
+/**
+ * In 2026-07-28 a server's list changes come only on a `subscriptions/listen` stream. The SDK opens it
+ * after a probe, not when it connects from a known era (`prior`): then the host opens it, for the lists
+ * the server says change. 2025 servers send their changes unasked.
+ */
+async function listenForChanges(client: Client): Promise<void> {
+  if (client.getProtocolEra() !== 'modern' || client.autoOpenedSubscription) return;
+  const capabilities = client.getServerCapabilities();
+  const filter = {
+    ...(capabilities?.tools?.listChanged ? { toolsListChanged: true } : {}),
+    ...(capabilities?.resources?.listChanged ? { resourcesListChanged: true } : {}),
+    ...(capabilities?.prompts?.listChanged ? { promptsListChanged: true } : {}),
+  };
+  if (Object.keys(filter).length > 0) await client.listen(filter);
 }
 
 function newClient(connection: McpConnection, context: ConnectionContext): Client {
@@ -166,7 +193,12 @@ function newClient(connection: McpConnection, context: ConnectionContext): Clien
     );
   const client: Client = new Client(context.clientInfo, {
     capabilities: clientCapabilities,
-    versionNegotiation: { mode: negotiationOf(connection.config) },
+    versionNegotiation: {
+      mode: negotiationOf(connection.config),
+      // On stdio a server that stays silent is a 2025 one, so the question need not wait long; over
+      // HTTP silence is an outage and waits for the request's own limit.
+      ...(connection.config.transport === 'stdio' ? { probe: { timeoutMs: stdioProbeMs } } : {}),
+    },
     listChanged: {
       tools: {
         onChanged: (error, tools) => {
@@ -289,6 +321,7 @@ async function attemptMcp(
   connection: McpConnection,
   context: ConnectionContext,
   startupTimeoutMs: number,
+  askedEra = false,
 ): Promise<'connected' | 'timed-out' | 'failed'> {
   const config = connection.config;
   const name = config.name;
@@ -322,6 +355,7 @@ async function attemptMcp(
         connection.connecting = connecting;
         await connecting;
         processEraVerdicts.record(config, client);
+        await listenForChanges(client);
         const instructions = client.getInstructions()?.trim();
         // A server's own words go into the system prompt: bounded, so one server cannot crowd it.
         connection.instructions = instructions ? instructions.slice(0, 4000) : undefined;
@@ -367,6 +401,18 @@ async function attemptMcp(
     return 'connected';
   } catch (error) {
     processEraVerdicts.forget(config);
+    if (
+      !askedEra &&
+      config.transport === 'stdio' &&
+      probeEndedProcess(error) &&
+      context.closing?.() !== true
+    ) {
+      // The era question ended the process: a 2025 server that allows nothing before `initialize`.
+      processEraVerdicts.recordLegacy(config);
+      await shutDown(connection, 'the era question ended it');
+      connection.state = 'connecting';
+      return attemptMcp(connection, context, startupTimeoutMs, true);
+    }
     const detail = describeError(error);
     const stderr = stderrCause(connection.stderrTail);
     connection.reason = stderr && !detail.includes(stderr) ? `${detail} (stderr: ${stderr})` : detail;

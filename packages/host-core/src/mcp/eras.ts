@@ -3,7 +3,7 @@ import type { ServerConfig } from '../config/mcp-config.js';
 
 /**
  * Which protocol era each server spoke when it last connected, so a reconnect skips the
- * `server/discover` probe (on stdio the probe costs a second, short-lived process). A server's era is a
+ * `server/discover` question (a round trip, or on stdio up to 5 s for a server that never answers it). A server's era is a
  * property of where it runs, not of who connects: the key is its command or URL, never a credential.
  *
  * A modern verdict that went stale fails at the first request and is then forgotten; a legacy verdict
@@ -41,6 +41,12 @@ export class EraVerdicts {
     });
     // The oldest verdict goes first: a map keeps its keys in the order they were set.
     if (this.verdicts.size > this.capacity) this.verdicts.delete(this.verdicts.keys().next().value as string);
+  }
+
+  /** A server known to be 2025 without a connection to show it (its process ended on the question). */
+  recordLegacy(config: ServerConfig): void {
+    this.verdicts.delete(endpointOf(config));
+    this.verdicts.set(endpointOf(config), { prior: { kind: 'legacy' }, at: this.now() });
   }
 
   /** A connection failed: its verdict may be why, so the next attempt probes again. */

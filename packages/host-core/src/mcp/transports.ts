@@ -41,7 +41,11 @@ async function stdioTransport(connection: McpConnection, context: TransportConte
   // Secrets passed on purpose in the child's env are secrets of the host too (a person's are theirs).
   keepSecrets(context, config.personalSecret, environmentSecrets(config.env));
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-  const transport = new StdioClientTransport({
+  // A subclass, so the SDK asks `server/discover` on this process itself instead of starting a second,
+  // short-lived one for the question: a server starts once (its start may take a lock, migrate a
+  // database or take seconds), and a host of many servers spawns no more processes than it runs.
+  class InPlaceStdioTransport extends StdioClientTransport {}
+  const transport = new InPlaceStdioTransport({
     command: config.command,
     args: config.args,
     // The SDK adds only a minimal inherited set (PATH, HOME, …): the host's secrets stay here.
