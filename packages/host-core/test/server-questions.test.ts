@@ -64,6 +64,29 @@ describe('a server’s questions in the middle of a tool call', () => {
     expect(events).toContainEqual({ type: 'elicitation', server: 'everything', mode: 'form' });
   }, 20_000);
 
+  it('#45 the -async tools (sampling and elicitation asked as tasks) are offered, and each is answered', async () => {
+    const manager = await connect();
+    const names = manager.listTools().map((tool) => tool.name.replace('mcp__everything__', ''));
+    // Before: not offered; the host declared no tasks for sampling and elicitation.
+    expect(names).toEqual(
+      expect.arrayContaining(['trigger-elicitation-request-async', 'trigger-sampling-request-async']),
+    );
+    const elicited = await new ChatService({
+      provider: callOnce('mcp__everything__trigger-elicitation-request-async'),
+      tools: manager,
+    }).respond({
+      history: [],
+      userMessage: 'ask me',
+      elicit: async () => ({ action: 'accept', content: { name: 'Taro Yamada' } }),
+    });
+    expect(elicited.text).toContain('Taro Yamada');
+    const sampled = await new ChatService({
+      provider: callOnce('mcp__everything__trigger-sampling-request-async', { prompt: 'summarise' }),
+      tools: manager,
+    }).respond({ history: [], userMessage: 'sample please', approve: async () => ({ outcome: 'approved' }) });
+    expect(sampled.text).toContain('a completion for the server');
+  });
+
   it('elicitation without anyone to ask is declined, and the tool says so', async () => {
     const manager = await connect();
     const chat = new ChatService({ provider: callOnce(elicitTool), tools: manager });

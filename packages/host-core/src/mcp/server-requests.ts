@@ -19,6 +19,9 @@ export const clientCapabilities: ClientCapabilities = {
   roots: { listChanged: false },
   elicitation: { form: { applyDefaults: true }, url: {} },
   sampling: {},
+  // A server may ask for sampling and elicitation as tasks (the 2025-11-25 revision's tasks): the host
+  // answers such a request at once, with its result, which the revision lets a receiver do.
+  tasks: { requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
 };
 
 /** How a server's log levels map to the host's logger. */
