@@ -19,8 +19,9 @@ export const clientCapabilities: ClientCapabilities = {
   roots: { listChanged: false },
   elicitation: { form: { applyDefaults: true }, url: {} },
   sampling: {},
-  // A server may ask for sampling and elicitation as tasks (the 2025-11-25 revision's tasks): the host
-  // answers such a request at once, with its result, which the revision lets a receiver do.
+  // A server may ask for sampling and elicitation as tasks (the 2025-11-25 revision's tasks). The host
+  // answers such a request at once with its plain result rather than a task to poll: a server that
+  // accepts either (server-everything does) works; one that insists on polling a task would not.
   tasks: { requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
 };
 
