@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { it } from 'vitest';
 import { descendantsOf } from '../src/mcp/process-tree.js';
+import { clientCapabilities } from '../src/mcp/server-requests.js';
 import { fixtures, nodeServer } from '../test/helpers.js';
 import { percentile, printTable, verdict } from './table.js';
 
@@ -33,7 +34,11 @@ type Era = (typeof eras)[number];
 const echoEntry = (name: string, era: Era) => nodeServer(name, echo, [], { protocolVersion: era.revision });
 
 const bareClient = async (era: Era) => {
-  const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: era.negotiation });
+  // The host's own capabilities: in 2026-07-28 every request carries them, so like is compared with like.
+  const client = new Client(
+    { name: 'bench', version: '0' },
+    { capabilities: clientCapabilities, versionNegotiation: era.negotiation },
+  );
   await client.connect(
     new StdioClientTransport({ command: process.execPath, args: [echo], stderr: 'ignore' }),
   );

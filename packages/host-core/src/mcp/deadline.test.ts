@@ -58,7 +58,7 @@ describe('request deadlines on one shared timer', () => {
     const caller = new AbortController();
     const linked = new RequestDeadline(50, 10_000, caller.signal);
     const heard: string[] = [];
-    linked.requestSignal.addEventListener('abort', () => heard.push('abort'));
+    linked.signal.addEventListener('abort', () => heard.push('abort'));
     caller.abort(new Error('stop'));
     vi.advanceTimersByTime(100);
     expect(disposed.aborted).toBe(false);

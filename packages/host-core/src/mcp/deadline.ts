@@ -54,10 +54,8 @@ const clock = new DeadlineClock();
  * wait, and `maxMs` of active time ends it in all. While the server waits on a person (an elicitation,
  * a sampling approval) the clock is paused: a person's answering time is never the server's fault.
  *
- * It is also the request's signal as the SDK reads it (aborted, reason, throwIfAborted, 'abort'
- * listeners): a Node AbortController per request costs microseconds in allocation and collection; a
- * real AbortSignal is made only when something asks for one (a local server's fetch). And it is the
- * connection's record of the request in flight: who asked, and who answers the server's questions.
+ * Its `signal` (a real AbortSignal) is the one the SDK's request gets. And it is the connection's
+ * record of the request in flight: who asked, and who answers the server's questions.
  */
 export class RequestDeadline {
   requester: CallToolOptions['requester'];
@@ -73,7 +71,6 @@ export class RequestDeadline {
   expired: 'idle' | 'total' | undefined;
   aborted = false;
   reason: unknown;
-  private listeners: Array<() => void> | undefined;
   private real: AbortController | undefined;
   private endsTotal = false;
   private paused = 0;
@@ -107,25 +104,6 @@ export class RequestDeadline {
       if (this.aborted) this.real.abort(this.reason);
     }
     return this.real.signal;
-  }
-
-  /** The same, as the SDK's request options read it (no Node AbortController per request). */
-  get requestSignal(): AbortSignal {
-    return this as unknown as AbortSignal;
-  }
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners ??= [];
-    this.listeners.push(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const at = this.listeners?.indexOf(listener) ?? -1;
-    if (at >= 0) this.listeners?.splice(at, 1);
-  }
-
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
   }
 
   /** The server reported progress: the idle wait starts over, and the caller hears of it. */
@@ -169,7 +147,6 @@ export class RequestDeadline {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
-    for (const listener of this.listeners?.splice(0) ?? []) listener();
     this.real?.abort(this.reason);
   }
 

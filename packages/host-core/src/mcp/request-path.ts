@@ -141,7 +141,7 @@ function send<T>(
   // saying how far it is lives on, up to `maxMs`). The deadline is ours, not the SDK's, so a person
   // answering the server pauses it. The deadline is also the in-flight record: progress finds it by
   // its token, questions by who asked.
-  const call: RequestOptions = { signal: deadline.requestSignal, timeout: longestTimerMs };
+  const call: RequestOptions = { signal: deadline.signal, timeout: longestTimerMs };
   deadline.token = connection.nextToken++;
   if (onProgress)
     deadline.onProgress = (progress) => onProgress(progressReport(progress, host.redactor, secrets));
