@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { completion, type FakeRequest, type ModernServer, startModernServer } from '@ai-assistant/test-kit';
+import { bothErasModel, type ModernServer, startModernServer } from '@ai-assistant/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answers, type Harness, mentionBot, startHarness, waitFor } from './harness.js';
 
@@ -9,19 +9,6 @@ const everythingEntry = join(
   'dist',
   'index.js',
 );
-
-/** The model: the 2026-07-28 server's tool, then the 2025 server's, then an answer quoting both. */
-function model(request: FakeRequest) {
-  const messages = (request.body.messages ?? []) as Array<{ role: string; content: string | null }>;
-  const results = messages.filter((message) => message.role === 'tool').map((message) => message.content);
-  if (results.length === 0)
-    return completion(request, { toolCall: { name: 'mcp__modern__forecast', arguments: { city: '札幌' } } });
-  if (results.length === 1)
-    return completion(request, {
-      toolCall: { name: 'mcp__everything__echo', arguments: { message: 'from 2025' } },
-    });
-  return completion(request, { text: `結果: ${results.join(' / ')}` });
-}
 
 describe('#45 a 2026-07-28-only server and a 2025-only server in one Slack turn', () => {
   let harness: Harness;
@@ -36,7 +23,7 @@ describe('#45 a 2026-07-28-only server and a 2025-only server in one Slack turn'
       },
       mcpEnv: { WORKSPACE_SERVERS_ALLOW: '127.0.0.1' },
     });
-    harness.llm.respondWith(model);
+    harness.llm.respondWith(bothErasModel);
   }, 60_000);
   afterAll(async () => {
     await harness?.close();

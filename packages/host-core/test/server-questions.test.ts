@@ -87,6 +87,50 @@ describe('a server’s questions in the middle of a tool call', () => {
     expect(sampled.text).toContain('a completion for the server');
   });
 
+  it('#45 all 19 of server-everything’s tools are offered, and each one runs in a turn', async () => {
+    const manager = await connect();
+    const names = manager
+      .listTools()
+      .map((tool) => tool.name)
+      .filter((name) => name.startsWith('mcp__everything__'));
+    const args: Record<string, Record<string, unknown>> = {
+      echo: { message: 'hi' },
+      'get-annotated-message': { messageType: 'success' },
+      'get-structured-content': { location: 'Chicago' },
+      'get-sum': { a: 1, b: 2 },
+      'gzip-file-as-resource': { data: 'data:text/plain;base64,aGVsbG8=' },
+      'trigger-long-running-operation': { duration: 1, steps: 2 },
+      'trigger-url-elicitation': { url: 'https://example.com/finish' },
+      'trigger-sampling-request': { prompt: 'summarise' },
+      'trigger-sampling-request-async': { prompt: 'summarise' },
+      'simulate-research-query': { topic: 'MCP' },
+    };
+    const calls = names.map((name, index) => ({
+      id: `call_${index}`,
+      name,
+      arguments: args[name.replace('mcp__everything__', '')] ?? {},
+    }));
+    // Two rounds: a round runs at most 16 calls.
+    const provider = new ScriptedProvider([
+      { toolCalls: calls.slice(0, 10) },
+      { toolCalls: calls.slice(10) },
+      (call) =>
+        call.method === 'complete'
+          ? { text: 'a completion for the server' }
+          : { text: calls.map((each) => `${each.name}: ${toolMessage(call, each.id)?.content}`).join('\n') },
+    ]);
+    const result = await new ChatService({ provider, tools: manager }).respond({
+      history: [],
+      userMessage: 'everything',
+      elicit: async (request) =>
+        request.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: { name: 'Taro' } },
+      approve: async () => ({ outcome: 'approved' }),
+    });
+    expect(names).toHaveLength(19);
+    const failed = result.trace.filter((step) => !step.ok).map((step) => step.name);
+    expect(failed, result.text).toEqual([]);
+  }, 60_000);
+
   it('elicitation without anyone to ask is declined, and the tool says so', async () => {
     const manager = await connect();
     const chat = new ChatService({ provider: callOnce(elicitTool), tools: manager });

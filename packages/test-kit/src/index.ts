@@ -28,7 +28,7 @@ export { type FakeReply, type FakeRequest, type FakeVendor, startFakeVendor } fr
 export { followAuthorization } from './follow-redirects.js';
 export { forms, formsServerPath, longChoices } from './forms-server.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
-export { type ModernServer, startModernServer } from './modern-server.js';
+export { bothErasModel, type ModernServer, startModernServer } from './modern-server.js';
 export { authorize, clock, type FakeAuthOptions, startFakeAuth } from './oauth-fake-server.js';
 export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
 export { freePort, listenOnLoopback } from './ports.js';

@@ -8,7 +8,9 @@ import {
   McpServer,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { FakeReply, FakeRequest } from './fake-vendor.js';
 import { listenOnLoopback } from './ports.js';
+import { completion } from './weather-model.js';
 
 /** A running {@link startModernServer}. */
 export interface ModernServer {
@@ -88,4 +90,21 @@ export async function startModernServer(): Promise<ModernServer> {
       server.close();
     },
   };
+}
+
+/**
+ * A model for a turn across both eras: it calls the {@link startModernServer}'s `forecast` (as server
+ * `modern`), then server-everything's `echo` (as server `everything`), then answers `結果: ` with both
+ * results.
+ */
+export function bothErasModel(request: FakeRequest): FakeReply {
+  const messages = (request.body.messages ?? []) as Array<{ role: string; content: string | null }>;
+  const results = messages.filter((message) => message.role === 'tool').map((message) => message.content);
+  if (results.length === 0)
+    return completion(request, { toolCall: { name: 'mcp__modern__forecast', arguments: { city: '札幌' } } });
+  if (results.length === 1)
+    return completion(request, {
+      toolCall: { name: 'mcp__everything__echo', arguments: { message: 'from 2025' } },
+    });
+  return completion(request, { text: `結果: ${results.join(' / ')}` });
 }
