@@ -148,7 +148,10 @@ const handlers: Record<string, (input: CommandInput) => Promise<CommandOutcome> 
     if (!people.mcpEnabled)
       return { output: 'MCP is off (set MCP_ENABLED=true to use the servers in config/mcp_servers.json).' };
     const lines = (await people.servers(localPerson)).map((server) => {
-      const detail = server.state === 'connected' ? plural(server.toolCount, 'tool') : (server.reason ?? '');
+      const detail =
+        server.state === 'connected'
+          ? `${plural(server.toolCount, 'tool')}${server.protocolVersion ? `, MCP ${server.protocolVersion}` : ''}`
+          : (server.reason ?? '');
       const enabled = server.enabled ? '' : ' — off in this workspace';
       // A disabled server cannot be connected to: no /connect is offered for it.
       const yours =

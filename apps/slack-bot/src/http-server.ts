@@ -47,6 +47,7 @@ export function healthReport(
         transport: server.transport,
         state: server.state,
         toolCount: server.toolCount,
+        ...(server.protocolVersion ? { protocolVersion: server.protocolVersion } : {}),
         ...(details && server.reason ? { reason: server.reason } : {}),
       })),
     },

@@ -93,7 +93,15 @@ describe('Slack app over HTTP (Events API)', () => {
       store: { engine: 'pglite', reachable: true },
       mcp: {
         enabled: true,
-        servers: [{ name: 'weather', transport: 'stdio', state: 'connected', toolCount: 1 }],
+        servers: [
+          {
+            name: 'weather',
+            transport: 'stdio',
+            state: 'connected',
+            toolCount: 1,
+            protocolVersion: '2026-07-28',
+          },
+        ],
       },
     });
   });

@@ -173,7 +173,7 @@ describe('people and their credentials, in Slack', () => {
 
   it('/assistant servers says whether you are connected; a credential of workspace T0001 is never used in T0002', async () => {
     expect(await command('servers', 'U_ALICE')).toContain(
-      '`tickets` (http) — connected, 1 tool; approval: asks before any tool that is not read-only; you: connected ✓',
+      '`tickets` (http) — connected, 1 tool (MCP 2025-11-25); approval: asks before any tool that is not read-only; you: connected ✓',
     );
     expect(await command('servers', 'U_CAROL')).toContain(
       'you: not connected (`/assistant connect tickets`)',

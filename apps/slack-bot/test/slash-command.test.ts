@@ -50,7 +50,7 @@ describe('/assistant slash command', () => {
     const reply = await waitFor(() => harness.slack.responses[before]);
     expect(reply).toMatchObject({ response_type: 'ephemeral' });
     expect(String(reply.text)).toContain(
-      '`weather` (stdio) — connected, 1 tool; approval: asks before any tool that is not read-only',
+      '`weather` (stdio) — connected, 1 tool (MCP 2026-07-28); approval: asks before any tool that is not read-only',
     );
     expect(String(reply.text)).toContain('`kb` (stdio) — connected');
   });

@@ -160,9 +160,15 @@ export class People {
     const user = server.state === 'idle' ? '' : own ? person.user : undefined;
     const now = user !== undefined && this.host?.connectionStatus({ ...person, user }, server.name);
     if (!now) return server;
-    const { reason: _, ...rest } = server;
-    const { state, toolCount, reason } = now;
-    return { ...rest, state, toolCount, ...(reason ? { reason } : {}) } as T;
+    const { reason: _, protocolVersion: __, ...rest } = server;
+    const { state, toolCount, reason, protocolVersion } = now;
+    return {
+      ...rest,
+      state,
+      toolCount,
+      ...(reason ? { reason } : {}),
+      ...(protocolVersion ? { protocolVersion } : {}),
+    } as T;
   }
 
   /** A configured server that takes a person's own credential, or why it cannot. */

@@ -20,5 +20,5 @@ export function serverStateText(server: WorkspaceServer): string {
     return server.added
       ? `not open now (opens when a question uses it), ${tools} at its last Test`
       : `stopped until a question uses it, ${tools}`;
-  return `${server.state}, ${tools}`;
+  return `${server.state}, ${tools}${server.state === 'connected' && server.protocolVersion ? ` (MCP ${server.protocolVersion})` : ''}`;
 }
