@@ -1,7 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ScriptedProvider, toolMessage } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ChatService } from '../src/chat/chat-service.js';
 import { fixtures, managerPool, nodeServer } from './helpers.js';
 
 // The official reference servers from npm, on their own SDKs, as a person would configure them.
@@ -41,5 +43,43 @@ describe('#45 real servers from npm work as before the SDK v2 move', () => {
     expect(thought.isError).toBe(false);
     expect(thought.text).toContain('thoughtNumber');
     expect((await manager.callTool('mcp__pdf__list_pdfs', {})).isError).toBe(false);
+  }, 60_000);
+
+  it('#46 server-pdf: its 6 app-only tools and its ui:// view never reach a model', async () => {
+    const manager = await pool.connect([nodeServer('pdf', entry('server-pdf'), ['--stdio'])]);
+    // Before: all 9 tools offered, poll_pdf_commands among them, and ui://pdf-viewer/mcp-app.html listed.
+    expect(manager.listTools().map((tool) => tool.name)).toEqual([
+      'mcp__pdf__list_pdfs',
+      'mcp__pdf__display_pdf',
+      'mcp__pdf__interact',
+      'host__list_resources',
+      'host__read_resource',
+    ]);
+    expect(manager.listResources()).toEqual([]);
+    await expect(manager.callTool('mcp__pdf__poll_pdf_commands', { viewUUID: 'x' })).rejects.toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+    });
+    // A model that guesses the view's address is told what it is, and gets none of its 4.3 MB.
+    const provider = new ScriptedProvider([
+      {
+        toolCalls: [
+          {
+            id: 'call_1',
+            name: 'host__read_resource',
+            arguments: { server: 'pdf', uri: 'ui://pdf-viewer/mcp-app.html' },
+          },
+        ],
+      },
+      (call) => ({ text: `read: ${toolMessage(call, 'call_1')?.content}` }),
+    ]);
+    const result = await new ChatService({ provider, tools: manager }).respond({
+      history: [],
+      userMessage: 'pdf',
+    });
+    expect(result.text).toMatch(/^read: Error: .*ui:\/\/pdf-viewer\/mcp-app\.html is an app's view/);
+    const sent = JSON.stringify(provider.calls);
+    for (const appTool of ['read_pdf_bytes', 'submit_page_data', 'poll_pdf_commands', 'save_pdf'])
+      expect(sent).not.toContain(appTool);
+    expect(sent).not.toContain('<script');
   }, 60_000);
 });

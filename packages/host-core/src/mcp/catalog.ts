@@ -1,28 +1,38 @@
 import type { Connection } from './connection.js';
 import type { PromptEntry, ResourceEntry, ResourceTemplateEntry } from './manager-types.js';
 
-/** The resources of these connections. */
+/**
+ * An MCP Apps view (`ui://…`): HTML and script for an app's page, never text for a model to read
+ * (server-pdf's is 4.3 MB of minified JavaScript).
+ */
+export const appView = (uri: string) => uri.startsWith('ui://');
+
+/** The resources of these connections (an app's view aside). */
 export function resourcesOf(connections: Connection[]): ResourceEntry[] {
   return connections.flatMap((connection) =>
-    connection.resources.map((resource) => ({
-      server: connection.config.name,
-      uri: resource.uri,
-      name: resource.title ?? resource.name,
-      ...(resource.description ? { description: resource.description } : {}),
-      ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
-    })),
+    connection.resources
+      .filter((resource) => !appView(resource.uri))
+      .map((resource) => ({
+        server: connection.config.name,
+        uri: resource.uri,
+        name: resource.title ?? resource.name,
+        ...(resource.description ? { description: resource.description } : {}),
+        ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
+      })),
   );
 }
 
-/** The resource templates of these connections. */
+/** The resource templates of these connections (an app's views aside). */
 export function templatesOf(connections: Connection[]): ResourceTemplateEntry[] {
   return connections.flatMap((connection) =>
-    connection.resourceTemplates.map((template) => ({
-      server: connection.config.name,
-      uriTemplate: template.uriTemplate,
-      name: template.title ?? template.name,
-      ...(template.description ? { description: template.description } : {}),
-    })),
+    connection.resourceTemplates
+      .filter((template) => !appView(template.uriTemplate))
+      .map((template) => ({
+        server: connection.config.name,
+        uriTemplate: template.uriTemplate,
+        name: template.title ?? template.name,
+        ...(template.description ? { description: template.description } : {}),
+      })),
   );
 }
 

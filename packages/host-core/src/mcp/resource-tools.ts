@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { BuiltinServerConfig } from '../config/mcp-config.js';
+import { appView } from './catalog.js';
 import type { LocalConnection } from './connection.js';
 import type { LocalServer } from './local-servers.js';
 import type {
@@ -82,6 +83,11 @@ export function hostConnection(source: ResourceSource): LocalConnection {
       const server = typeof args.server === 'string' ? args.server : '';
       const uri = typeof args.uri === 'string' ? args.uri : '';
       if (!server || !uri) return text('read_resource needs "server" and "uri" (see list_resources)', true);
+      if (appView(uri))
+        return text(
+          `${uri} is an app's view (MCP Apps): it is shown to people, not read into a conversation`,
+          true,
+        );
       const outcome = await source.readResource(server, uri, {
         signal: context.signal,
         timeoutMs: context.timeoutMs,

@@ -8,11 +8,20 @@ import { encodeToolName } from './tool-names.js';
 /** A connection's tools that its `allowed_tools` lets the model see. */
 export function visibleTools(connection: Connection): Tool[] {
   const allowed = connection.config.allowedTools;
-  const tools = allowed ? connection.tools.filter((tool) => allowed.includes(tool.name)) : connection.tools;
+  const listed = allowed ? connection.tools.filter((tool) => allowed.includes(tool.name)) : connection.tools;
+  // MCP Apps: a tool only an app's view may call (`_meta.ui.visibility` without "model") is never
+  // offered to a model, so a model can neither see nor call it.
+  const tools = listed.some(appOnly) ? listed.filter((tool) => !appOnly(tool)) : listed;
   // A tool that must run as a task, on a server that does not offer task-based tool calls, could only
   // fail: it is never offered.
   if (connection.kind !== 'mcp' || runsTasks(connection)) return tools;
   return tools.filter((tool) => taskSupportOf(tool) !== 'required');
+}
+
+/** Whether an MCP Apps tool is for its app's view only (`_meta.ui.visibility` lists no "model"). */
+export function appOnly(tool: Tool): boolean {
+  const visibility = (tool._meta?.ui as { visibility?: unknown } | undefined)?.visibility;
+  return Array.isArray(visibility) && !visibility.includes('model');
 }
 
 /** A tool's `execution.taskSupport` (`required`, `optional`, `forbidden`), when it says. */
