@@ -20,5 +20,10 @@ export function serverStateText(server: WorkspaceServer): string {
     return server.added
       ? `not open now (opens when a question uses it), ${tools} at its last Test`
       : `stopped until a question uses it, ${tools}`;
-  return `${server.state}, ${tools}${server.state === 'connected' && server.protocolVersion ? ` (MCP ${server.protocolVersion})` : ''}`;
+  // The revision comes from the SDK's own list, escaped all the same: a server's words never format a line.
+  const revision =
+    server.state === 'connected' && server.protocolVersion
+      ? ` (MCP ${escapeSlackText(server.protocolVersion.slice(0, 20))})`
+      : '';
+  return `${server.state}, ${tools}${revision}`;
 }
