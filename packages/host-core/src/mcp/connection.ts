@@ -355,7 +355,13 @@ async function attemptMcp(
         connection.connecting = connecting;
         await connecting;
         processEraVerdicts.record(config, client);
-        await listenForChanges(client);
+        await listenForChanges(client).catch((error: unknown) =>
+          // The server's tools still work; only their changes will not be heard until it reconnects.
+          context.logger.warn(
+            { server: name, error: describeError(error) },
+            'MCP server refused the change stream (subscriptions/listen); its list changes will not be heard',
+          ),
+        );
         const instructions = client.getInstructions()?.trim();
         // A server's own words go into the system prompt: bounded, so one server cannot crowd it.
         connection.instructions = instructions ? instructions.slice(0, 4000) : undefined;
