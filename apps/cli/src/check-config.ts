@@ -13,7 +13,7 @@ function describe(people: People, server: ServerStatus): string {
   const head = `${server.name} (${server.transport})`;
   switch (server.state) {
     case 'connected':
-      return `  ✓ ${head}: starts — ${tools.length} tool${tools.length === 1 ? '' : 's'}${tools.length ? `: ${tools.join(', ')}` : ''}`;
+      return `  ✓ ${head}: starts${server.protocolVersion ? ` (MCP ${server.protocolVersion})` : ''} — ${tools.length} tool${tools.length === 1 ? '' : 's'}${tools.length ? `: ${tools.join(', ')}` : ''}`;
     case 'idle':
       return `  ✓ ${head}: starts on first use (started once to list its tools, then stopped) — ${tools.length} tool${tools.length === 1 ? '' : 's'}${tools.length ? `: ${tools.join(', ')}` : ''}`;
     case 'per_user':

@@ -276,7 +276,7 @@ describe('terminal chat with the real weather server', () => {
     const good = await run(['--check-config'], noModel);
     expect(good.code).toBe(0);
     expect(good.stdout).toContain(`${config.path}: valid, 1 server.`);
-    expect(good.stdout).toContain('✓ weather (stdio): starts — 1 tool: get_weather');
+    expect(good.stdout).toContain('✓ weather (stdio): starts (MCP 2026-07-28) — 1 tool: get_weather');
     expect(good.stdout).toContain('Every enabled server starts.');
     const folder = mkdtempSync(resolve(tmpdir(), 'check-config-'));
     try {

@@ -95,6 +95,22 @@ describe('MCP server configuration', () => {
     expect(() => parseMcpConfig('{"servers": {}}', file)).toThrow(/mcpServers: expected an object/);
   });
 
+  it('#45 protocol_version: "auto" is the default, a revision pins it, anything else names the field and the choices', () => {
+    const entries = (value: unknown) =>
+      parseMcpConfig(
+        JSON.stringify({ mcpServers: { weather: { command: 'node', protocol_version: value } } }),
+        file,
+        {},
+      );
+    expect(entries('auto')[0]).not.toHaveProperty('protocolVersion');
+    expect(entries('2026-07-28')[0]).toMatchObject({ protocolVersion: '2026-07-28' });
+    expect(entries('2025-11-25')[0]).toMatchObject({ protocolVersion: '2025-11-25' });
+    expect(failure({ weather: { command: 'node', protocol_version: '2024-11-05' } })).toContain(
+      'mcpServers.weather.protocol_version: expected "auto" (the default',
+    );
+    expect(failure({ weather: { command: 'node', protocolVersion: 'nope' } })).toContain('protocol_version');
+  });
+
   it('#42 start: "on_first_use" is for a shared stdio server, idle_stop_ms only with it; errors name file, field and fix', () => {
     const [lazy, eager] = parse({
       lazy: { command: 'node', args: ['s.js'], start: 'on_first_use' },

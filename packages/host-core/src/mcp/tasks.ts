@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Client, RequestOptions } from '@modelcontextprotocol/client';
 import {
   CallToolResultSchema,
@@ -19,19 +20,6 @@ export function asTask(connection: Connection, tool: string): boolean {
 // How often a task is polled when the server names no interval, and the most the host waits between polls.
 const defaultPollMs = 500;
 const longestPollMs = 5_000;
-
-/** Waits `ms`, or less when the call is aborted (the next request then fails with the abort). */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 /**
  * Runs a tool call as a task (the 2025-11-25 revision's tasks, which the SDK v2 carries only as wire
@@ -69,7 +57,10 @@ export async function callAsTask(
       updates += 1;
       request.progressed({ progress: updates, message: task.statusMessage ?? task.status });
       if (task.status !== 'working') break;
-      await pause(Math.min(task.pollInterval ?? defaultPollMs, longestPollMs), call.signal);
+      // An abort ends the wait at once; the next line then throws the abort's reason.
+      await delay(Math.min(task.pollInterval ?? defaultPollMs, longestPollMs), undefined, {
+        signal: call.signal,
+      }).catch(() => undefined);
       call.signal?.throwIfAborted();
       task = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, call);
     }
