@@ -54,7 +54,9 @@ export type HostErrorCode =
   /** A file a person attached cannot be read (not Slack's, refused, unreadable in time). */
   | 'ATTACHMENT_REFUSED'
   /** A file a person attached is larger than the limit. */
-  | 'ATTACHMENT_TOO_LARGE';
+  | 'ATTACHMENT_TOO_LARGE'
+  /** A schedule's times cannot be read, or it would run too often (what to write instead is said). */
+  | 'SCHEDULE_INVALID';
 
 /**
  * Base of every error the packages throw on purpose: a stable `code` beside the message. `Code` is

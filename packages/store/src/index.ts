@@ -28,6 +28,15 @@ export {
   StoreStartError,
   storeSecrets,
 } from './open.js';
+export {
+  maxSchedulesPerPerson,
+  type NewSchedule,
+  type OccurrenceOutcome,
+  type OrphanRun,
+  type ScheduleRecord,
+  type ScheduleState,
+  Schedules,
+} from './schedules.js';
 export { type SealedOwner, SealedRecords } from './sealed.js';
 export { Store } from './store.js';
 export { maxCatalogBytes, ToolCatalogs } from './tool-catalogs.js';

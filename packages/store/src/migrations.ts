@@ -190,6 +190,66 @@ const migrations: Record<string, Migration> = {
         where thread_order is not null`.execute(db);
     },
   },
+  '0014_schedules': {
+    async up(db: Kysely<unknown>) {
+      // Questions people set to recur, and each occurrence's one run (the claim across replicas).
+      await db.schema
+        .createTable('schedules')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('owner_id', 'text', (column) => column.notNull())
+        .addColumn('channel_id', 'text', (column) => column.notNull())
+        .addColumn('question', 'text', (column) => column.notNull())
+        .addColumn('cron', 'text', (column) => column.notNull())
+        .addColumn('time_zone', 'text', (column) => column.notNull())
+        .addColumn('description', 'text', (column) => column.notNull())
+        .addColumn('approved_tools', 'text', (column) => column.notNull().defaultTo('[]'))
+        .addColumn('state', 'text', (column) => column.notNull())
+        .addColumn('stopped_reason', 'text')
+        .addColumn('next_run_at', 'timestamptz')
+        .addColumn('last_run_at', 'timestamptz')
+        .addColumn('last_status', 'text')
+        .addColumn('last_detail', 'text')
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull())
+        .addColumn('updated_at', 'timestamptz', (column) => column.notNull())
+        .addCheckConstraint('schedules_state', sql`state in ('active', 'paused', 'stopped')`)
+        .execute();
+      await db.schema
+        .createIndex('schedules_due')
+        .on('schedules')
+        .column('next_run_at')
+        .where(sql.ref('state'), '=', 'active')
+        .execute();
+      await db.schema
+        .createIndex('schedules_owner')
+        .on('schedules')
+        .columns(['workspace_id', 'owner_id'])
+        .execute();
+      await db.schema
+        .createTable('schedule_runs')
+        .addColumn('schedule_id', 'text', (column) => column.notNull())
+        .addColumn('due_at', 'timestamptz', (column) => column.notNull())
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('replica_key', 'bigint', (column) => column.notNull())
+        .addColumn('state', 'text', (column) => column.notNull())
+        .addColumn('message_ts', 'text')
+        .addColumn('detail', 'text')
+        .addColumn('claimed_at', 'timestamptz', (column) => column.notNull())
+        .addColumn('finished_at', 'timestamptz')
+        .addPrimaryKeyConstraint('schedule_runs_pk', ['schedule_id', 'due_at'])
+        .addCheckConstraint(
+          'schedule_runs_state',
+          sql`state in ('running', 'posting', 'posted', 'failed', 'skipped')`,
+        )
+        .execute();
+      await db.schema
+        .createIndex('schedule_runs_open')
+        .on('schedule_runs')
+        .column('state')
+        .where(sql.ref('state'), 'in', ['running', 'posting'])
+        .execute();
+    },
+  },
 };
 
 /** Every migration's name, in order (what a fully migrated database has applied). */

@@ -179,6 +179,52 @@ export interface ToolVectorsTable {
   created_at: Timestamp;
 }
 
+/** A question a person set to run on a schedule, as them, in a channel. */
+export interface SchedulesTable {
+  id: string;
+  workspace_id: string;
+  /** The person who set it: each run is their turn. */
+  owner_id: string;
+  channel_id: string;
+  question: string;
+  /** Five-field cron expression, read in `time_zone`. */
+  cron: string;
+  /** IANA time zone (the owner's, from the chat platform, when it was set). */
+  time_zone: string;
+  /** The schedule as the person said it ("毎朝8時"), for display. */
+  description: string;
+  /** JSON array of tool names the owner approved for this schedule's runs when confirming it. */
+  approved_tools: string;
+  /** `active`, `paused` or `stopped` (by an admin, or because its owner lost access). */
+  state: string;
+  stopped_reason: string | null;
+  /** The next occurrence to run; null while paused or stopped. */
+  next_run_at: Timestamp | null;
+  last_run_at: Timestamp | null;
+  /** `posted`, `failed`, `skipped` or `missed`, with a short detail for the owner. */
+  last_status: string | null;
+  last_detail: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One occurrence of a schedule: claimed by exactly one replica, which runs and posts it. */
+export interface ScheduleRunsTable {
+  schedule_id: string;
+  /** The occurrence's time (what makes it one occurrence). */
+  due_at: Timestamp;
+  workspace_id: string;
+  /** The replica running it (its liveness lock says whether it still lives). */
+  replica_key: number;
+  /** `running` (nothing posted yet), `posting`, `posted`, `failed` or `skipped`. */
+  state: string;
+  /** The posted message (once posted). */
+  message_ts: string | null;
+  detail: string | null;
+  claimed_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
 /** The database as Kysely sees it. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -195,4 +241,6 @@ export interface Database {
   answer_feedback: AnswerFeedbackTable;
   tool_catalogs: ToolCatalogsTable;
   tool_vectors: ToolVectorsTable;
+  schedules: SchedulesTable;
+  schedule_runs: ScheduleRunsTable;
 }

@@ -7,6 +7,7 @@ import { Coordination } from './coordination.js';
 import { Credentials } from './credentials.js';
 import type { Engine } from './engines.js';
 import type { Keyring } from './keyring.js';
+import { Schedules } from './schedules.js';
 import type { Database } from './schema.js';
 import { SealedRecords } from './sealed.js';
 import { ToolCatalogs } from './tool-catalogs.js';
@@ -54,6 +55,8 @@ export class Store {
   readonly toolCatalogs: ToolCatalogs;
   /** Tools' embedding vectors by the hash of model and text, shared by replicas and restarts. */
   readonly toolVectors: ToolVectors;
+  /** Questions people set to recur, and each occurrence's one run across replicas. */
+  readonly schedules: Schedules;
   /**
    * What MCP authorization keeps besides people's credentials: its flows and client registrations as
    * sealed records, and refresh claims (one replica refreshes a grant) as event claims, deleted
@@ -98,6 +101,7 @@ export class Store {
     this.conversations = new Conversations(db);
     this.toolCatalogs = new ToolCatalogs(db);
     this.toolVectors = new ToolVectors(db);
+    this.schedules = new Schedules(db, this.coordination);
     const serverId = (workspace: string, name: string) => `${workspace}/${name}`;
     this.workspaceServers = {
       list: async (workspace) =>

@@ -134,6 +134,8 @@ export class WorkspaceSettings {
       await trx.deleteFrom('conversation_messages').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('conversation_threads').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('answer_feedback').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('schedules').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('schedule_runs').where('workspace_id', '=', workspace).execute();
     });
   }
 }
