@@ -1,7 +1,7 @@
-import type { People } from '@ai-assistant/assistant';
+import { type People, Scheduler } from '@ai-assistant/assistant';
 import type { ChatService, Logger } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
-import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, webApi } from '@slack/bolt';
 import { InstallProvider } from '@slack/oauth';
 import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
@@ -9,6 +9,7 @@ import { register as registerApprovalActions } from './listeners/actions/approva
 import { register as registerCredentialActions } from './listeners/actions/credentials.js';
 import { register as registerElicitationActions } from './listeners/actions/elicitation.js';
 import { register as registerFeedback } from './listeners/actions/feedback.js';
+import { register as registerScheduleActions } from './listeners/actions/schedules.js';
 import { register as registerWorkspaceAdmin } from './listeners/actions/workspace-admin.js';
 import { register as registerAppHome } from './listeners/events/app-home.js';
 import { register as registerUninstall } from './listeners/events/uninstall.js';
@@ -22,6 +23,8 @@ import { StoreInstallations } from './slack/installations.js';
 import { ConnectMessages, oauthCallbackPage } from './slack/oauth-connect.js';
 import { offerConnect, personOf } from './slack/people.js';
 import { EventClaims, StoreHealth } from './slack/replicas.js';
+import { ScheduledRuns } from './slack/scheduled-runs.js';
+import { SlackScheduleProposer } from './slack/schedules.js';
 import { type SlackConnectionState, SlackStartError, slackStartFailure } from './slack/slack-connection.js';
 import type { BotIdentity } from './slack/thread-history.js';
 import { ThreadMemory } from './slack/thread-memory.js';
@@ -56,6 +59,8 @@ export interface SlackBot {
   start(): Promise<void>;
   /** Stops taking events, lets running answers finish (up to `graceMs`), then resolves. */
   stop(graceMs?: number): Promise<void>;
+  /** This replica's scheduler: one pass now (`tick`), and the runs it started (`settled`). */
+  schedules: Pick<Scheduler, 'tick' | 'settled'>;
 }
 
 /**
@@ -227,14 +232,32 @@ export function createSlackBot({
     elicitations,
     claims,
     turns: conversations,
-    tools: (question) => {
+    tools: async (question) => {
       const person = personOf(question);
-      return people.viewFor(person, {
+      // The view is built first without the proposer; the proposer reads its write tools when called.
+      let writeTools: () => string[] = () => [];
+      const view = await people.viewFor(person, {
         conversations: conversations.sourceFor(person, {
           channel: question.channel,
           threadTs: question.threadTs,
         }),
+        ...(question.user
+          ? {
+              schedules: new SlackScheduleProposer({
+                client: question.client ?? app.client,
+                store,
+                logger,
+                workspace: person.workspace,
+                owner: person.user,
+                place: { channel: question.channel, threadTs: question.threadTs },
+                writeTools: () => writeTools(),
+              }),
+            }
+          : {}),
       });
+      writeTools = () =>
+        (view?.listTools() ?? []).filter((tool) => tool.needsApproval).map((tool) => tool.name);
+      return view;
     },
     onCredentialNeeded: (question, server, refused, scope) =>
       void offerConnect(
@@ -266,7 +289,44 @@ export function createSlackBot({
       starts: connectStarts,
       toolsFor: (view, words) => chat.toolsFor(view, words),
       audit: store.audit,
+      schedules: store,
+      ...(now ? { now } : {}),
     },
+  });
+  // Schedules: each replica ticks; each occurrence runs on the one replica that claims it.
+  const clientFor = async (workspace: string) => {
+    if (!installer) return app.client;
+    const token = (
+      await installer
+        .authorize({ teamId: workspace, enterpriseId: undefined, isEnterpriseInstall: false })
+        .catch(() => undefined)
+    )?.botToken;
+    return token ? (new webApi.WebClient(token, clientOptions) as unknown as typeof app.client) : undefined;
+  };
+  const scheduledRuns = new ScheduledRuns({
+    people,
+    chat,
+    schedules: store.schedules,
+    approvals,
+    logger,
+    clientFor,
+  });
+  const scheduler = new Scheduler({
+    schedules: store.schedules,
+    run: (occurrence) => scheduledRuns.run(occurrence),
+    interrupted: (schedule, dueAt) => scheduledRuns.interrupted(schedule, dueAt),
+    logger,
+    concurrency: config.schedules.concurrency,
+    graceMs: config.schedules.graceMs,
+    ...(now ? { now } : {}),
+  });
+  registerScheduleActions(app, {
+    people,
+    logger,
+    starts: connectStarts,
+    store,
+    ...(now ? { now } : {}),
+    wake: () => void scheduler.tick().catch(() => undefined),
   });
   registerUninstall(app, store, people, logger);
   registerAppHome(app, { people, logger, starts: connectStarts, store });
@@ -277,6 +337,7 @@ export function createSlackBot({
 
   return {
     app,
+    schedules: scheduler,
     async start() {
       // /healthz listens first, so a bot that cannot reach Slack (or whose token Slack refuses) says so.
       const host = config.httpHost ?? (config.appToken ? '127.0.0.1' : undefined);
@@ -313,6 +374,7 @@ export function createSlackBot({
             : undefined,
       );
       storeHealth.start();
+      scheduler.startTicking(config.schedules.tickMs);
       prune();
       pruning = setInterval(prune, 6 * 3_600_000);
       pruning.unref();
@@ -336,6 +398,7 @@ export function createSlackBot({
     async stop(graceMs = 10_000) {
       // Running answers get the grace period; then what still runs is aborted with a word in its thread.
       const drained = answering.stop(graceMs);
+      const schedulesStopped = scheduler.stop();
       if (config.appToken)
         await app.stop().catch((error: unknown) => logger.warn({ error }, 'receiver did not stop cleanly'));
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -344,6 +407,7 @@ export function createSlackBot({
       clearInterval(pruning);
       if (!(await drained))
         logger.warn({ pending: queue.size }, 'answers still running after the grace period and the abort');
+      await schedulesStopped;
       // Every thread's turn went with its answer; the replica's own lock goes now (the store closes after).
       await store.coordination.stop().catch(() => {});
     },

@@ -61,6 +61,8 @@ export interface BotConfig {
   approvalTimeoutMs: number;
   /** Approval requests one person may have waiting at once (`APPROVALS_PER_PERSON`, default 3). */
   approvalsPerPerson: number;
+  /** Schedules: how often a replica looks for due occurrences, how many it runs at once, and how late one may still run. */
+  schedules: { tickMs: number; concurrency: number; graceMs: number };
   /**
    * `PUBLIC_URL`: where people's browsers reach this bot's HTTP server (no trailing slash). MCP servers
    * with OAuth send people back to `<PUBLIC_URL>/oauth/callback`; unset, they cannot be connected.
@@ -165,6 +167,11 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
     maxConcurrent: whole(env, 'MAX_CONCURRENT_ANSWERS', 8) as number,
     approvalTimeoutMs: whole(env, 'APPROVAL_TIMEOUT_MS', 300_000, 1) as number,
     approvalsPerPerson: whole(env, 'APPROVALS_PER_PERSON', 3, 1) as number,
+    schedules: {
+      tickMs: whole(env, 'SCHEDULE_TICK_MS', 15_000, 50) as number,
+      concurrency: whole(env, 'SCHEDULE_CONCURRENCY', 2, 1) as number,
+      graceMs: whole(env, 'SCHEDULE_GRACE_MS', 900_000, 0) as number,
+    },
     chat: chatLoop(env),
     systemPrompt: env.SYSTEM_PROMPT?.trim() || undefined,
   };

@@ -54,6 +54,8 @@ export interface Replica {
 export interface Cluster {
   postgres: TestPostgres;
   databaseUrl: string;
+  /** The replicas' ASSISTANT_ENCRYPTION_KEY (a test opening the same store needs it). */
+  key: string;
   slack: FakeSlack;
   llm: FakeVendor;
   proxy: RoundRobinProxy;
@@ -129,6 +131,7 @@ export async function startCluster(options: {
   return {
     postgres,
     databaseUrl,
+    key,
     slack,
     llm,
     proxy,

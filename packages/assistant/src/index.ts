@@ -25,6 +25,29 @@ export {
   workspaceLimitNames,
   workspaceLimitsOf,
 } from './people-types.js';
+export {
+  isTimeZone,
+  localTime,
+  minimumIntervalMinutes,
+  nextOccurrence,
+  readScheduleTimes,
+  type ScheduleTimes,
+  ScheduleWordsError,
+} from './schedules/schedule-times.js';
+export {
+  combineAdditions,
+  type ScheduleProposal,
+  type ScheduleProposer,
+  scheduleAdditions,
+} from './schedules/schedule-tool.js';
+export {
+  defaultGraceMs,
+  type Occurrence,
+  type OccurrenceResult,
+  Scheduler,
+  type SchedulerOptions,
+  type TickReport,
+} from './schedules/scheduler.js';
 export { type StartPeopleOptions, startPeople } from './start-people.js';
 export {
   effectiveLimits,

@@ -17,6 +17,7 @@ import {
   type PersonRef,
   type WorkspaceServer,
 } from './people-types.js';
+import { combineAdditions, type ScheduleProposer, scheduleAdditions } from './schedules/schedule-tool.js';
 import type { UsageLimits } from './usage.js';
 import { statusOfSpec, WorkspaceAdmin } from './workspace-admin.js';
 
@@ -65,11 +66,12 @@ export class People {
    * The person's view of MCP for one turn, slash command or pane: their workspace's enabled servers,
    * their own credentials and connections. Undefined when MCP is off. `conversations`: what the app
    * recorded of this person's conversations in the workspace, which the view then offers (the host's
-   * conversation tool, summary prompt and counts resource).
+   * conversation tool, summary prompt and counts resource). `schedules`: where the asker's schedule
+   * proposals go (the view then offers `host__propose_schedule`).
    */
   async viewFor(
     person: PersonRef,
-    turn: { conversations?: ConversationSource } = {},
+    turn: { conversations?: ConversationSource; schedules?: ScheduleProposer } = {},
   ): Promise<McpView | undefined> {
     if (!this.host) return undefined;
     const store = person.user ? this.store : undefined;
@@ -87,6 +89,10 @@ export class People {
         ? await ownCredentials()
         : { secrets: {} });
     const workspaceServers = this.admin.configsOf(person.workspace, added);
+    const additions = combineAdditions([
+      ...(turn.conversations ? [conversationAdditions(turn.conversations)] : []),
+      ...(turn.schedules ? [scheduleAdditions(turn.schedules)] : []),
+    ]);
     return this.host.forPerson({
       ...person,
       credentials: credentials.secrets,
@@ -94,7 +100,7 @@ export class People {
       ...(policies.approvals.size > 0 ? { approvals: policies.approvals } : {}),
       ...(workspaceServers.length > 0 ? { workspaceServers } : {}),
       ...(this.options.connectHint ? { connectHint: this.options.connectHint } : {}),
-      ...(turn.conversations ? { additions: conversationAdditions(turn.conversations) } : {}),
+      ...(additions ? { additions } : {}),
       ...(this.options.appSettings ? { appSettings: () => this.settingsOf(person.workspace) } : {}),
     });
   }

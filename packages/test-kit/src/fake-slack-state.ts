@@ -11,6 +11,18 @@ export interface Person {
   team?: string;
   admin?: boolean;
   owner?: boolean;
+  /** IANA time zone `users.info` reports (default Asia/Tokyo). */
+  tz?: string;
+  /** Deactivated: `users.info` says `deleted: true`. */
+  deleted?: boolean;
+}
+
+/** Who is in a channel, when a test says so (a channel it never named has everyone, the bot included). */
+export interface ChannelMembers {
+  members: string[];
+  /** Whether the bot is in it (default true). */
+  bot?: boolean;
+  archived?: boolean;
 }
 
 export interface SlackState {
@@ -24,6 +36,8 @@ export interface SlackState {
   failures: Array<[string, string]>;
   userLocales: Map<string, string>;
   people: Map<string, Person>;
+  /** Channels whose members a test set. */
+  channelMembers: Map<string, ChannelMembers>;
   /** The workspaces the app can be installed in, by team. */
   workspaces: Map<string, FakeWorkspace>;
   /** The OAuth codes Slack issued, each for the workspace it installs in. */
@@ -65,6 +79,7 @@ export function createSlackState(): SlackState {
     failures: [],
     userLocales: new Map(),
     people,
+    channelMembers: new Map(),
     workspaces,
     codes: new Map(),
     oauthApp: undefined,

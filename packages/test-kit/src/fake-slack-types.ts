@@ -115,7 +115,15 @@ export interface FakeSlack {
    * Who a person is: their workspace (default T0001; their events, commands and interactions carry it)
    * and whether `users.info` calls them an admin or owner.
    */
-  setPerson(user: string, person: { team?: string; admin?: boolean; owner?: boolean }): void;
+  setPerson(
+    user: string,
+    person: { team?: string; admin?: boolean; owner?: boolean; tz?: string; deleted?: boolean },
+  ): void;
+  /**
+   * Who is in a channel (`conversations.members`, `conversations.info`'s `is_member` for the bot); a
+   * channel the bot is not in refuses `chat.postMessage` with `not_in_channel`, as Slack does.
+   */
+  setChannel(channel: string, members: { members: string[]; bot?: boolean; archived?: boolean }): void;
   /** The payload of each Socket Mode ack that carried one (a view_submission's response_action), by envelope. */
   ackPayloads: Map<string, Record<string, unknown>>;
   /** Makes a method fail with an error code (once per entry). */

@@ -7,11 +7,16 @@ import { invalidBlocks, invalidChunks, streamedTasks, streamedText } from './fak
 import type { FakeSlackFiles } from './fake-slack-files.js';
 import type { HistoryLimiter } from './fake-slack-history.js';
 import { modalProblem } from './fake-slack-modals.js';
-import { botUserId, type SlackState } from './fake-slack-state.js';
+import { botUserId, human, type SlackState } from './fake-slack-state.js';
 
 /** `chat.postMessage` and `chat.startStream`: a new message from the token's bot. */
 function post(state: SlackState, method: string, args: Args, token: string | undefined): Answer {
-  const channel = String(args.channel ?? '');
+  let channel = String(args.channel ?? '');
+  // As Slack: a user id as the channel posts in the app's direct message with that person.
+  if (/^U[A-Z0-9]+$/.test(channel)) channel = directChannel(channel);
+  const members = state.channelMembers.get(channel);
+  if (members?.archived) return { ok: false, error: 'is_archived' };
+  if (members && members.bot === false) return { ok: false, error: 'not_in_channel' };
   // As Slack: a stream outside a DM must name its recipient.
   if (method === 'chat.startStream' && !channel.startsWith('D')) {
     if (!args.recipient_user_id) return { ok: false, error: 'missing_recipient_user_id' };
@@ -32,6 +37,34 @@ function post(state: SlackState, method: string, args: Args, token: string | und
     ...(method === 'chat.startStream' ? { streaming: true, tasks: streamedTasks(args) } : {}),
   });
   return { ok: true, channel, ts, message: { ts } };
+}
+
+/** A zone's offset from UTC now, in seconds (users.info's `tz_offset`). */
+function tzOffsetSeconds(zone: string): number {
+  const now = new Date();
+  const local = new Date(now.toLocaleString('en-US', { timeZone: zone }));
+  const utc = new Date(now.toLocaleString('en-US', { timeZone: 'UTC' }));
+  return Math.round((local.getTime() - utc.getTime()) / 1000);
+}
+
+/** The direct message between the app and a person. */
+const directChannel = (user: string) => `D${user.slice(1)}`;
+
+/**
+ * `conversations.members` as Slack: user ids in cursor pages (`limit` at most 999, default 100;
+ * `invalid_limit` past it), `channel_not_found` for a channel the bot cannot see.
+ */
+function channelMembers(state: SlackState, args: Args): Answer {
+  const channel = String(args.channel ?? '');
+  const set = state.channelMembers.get(channel);
+  const limit = Number(args.limit ?? 100);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 999) return { ok: false, error: 'invalid_limit' };
+  if (set && set.bot === false) return { ok: false, error: 'channel_not_found' };
+  const all = set ? set.members : [...new Set([human, ...state.people.keys()])];
+  const start = Number(args.cursor ?? 0);
+  const page = all.slice(start, start + limit);
+  const next = start + limit < all.length ? String(start + limit) : '';
+  return { ok: true, members: page, response_metadata: { next_cursor: next } };
 }
 
 /** `chat.update`, `chat.appendStream` and `chat.stopStream`: a change to a message already posted. */
@@ -152,10 +185,52 @@ export function webApi(
             team_id: state.teamOf(args.user),
             is_admin: person?.admin ?? false,
             is_owner: person?.owner ?? false,
+            deleted: person?.deleted ?? false,
+            tz: person?.tz ?? 'Asia/Tokyo',
+            tz_offset: tzOffsetSeconds(person?.tz ?? 'Asia/Tokyo'),
             ...(args.include_locale ? { locale: state.userLocales.get(user) ?? 'ja-JP' } : {}),
           },
         };
       }
+      case 'users.list':
+        return {
+          ok: true,
+          members: [...state.people.entries()].map(([id, person]) => ({
+            id,
+            team_id: person.team ?? 'T0001',
+            is_admin: person.admin ?? false,
+            is_owner: person.owner ?? false,
+            deleted: person.deleted ?? false,
+            is_bot: false,
+          })),
+          response_metadata: { next_cursor: '' },
+        };
+      case 'conversations.open': {
+        const users = String(args.users ?? '')
+          .split(',')
+          .filter(Boolean);
+        if (users.length !== 1)
+          return { ok: false, error: users.length ? 'not_implemented' : 'users_list_not_supplied' };
+        return { ok: true, channel: { id: directChannel(users[0] as string) } };
+      }
+      case 'conversations.info': {
+        const channel = String(args.channel ?? '');
+        const set = state.channelMembers.get(channel);
+        if (set && set.bot === false && !channel.startsWith('C'))
+          return { ok: false, error: 'channel_not_found' };
+        return {
+          ok: true,
+          channel: {
+            id: channel,
+            is_channel: channel.startsWith('C'),
+            is_im: channel.startsWith('D'),
+            is_archived: set?.archived ?? false,
+            is_member: set?.bot ?? true,
+          },
+        };
+      }
+      case 'conversations.members':
+        return channelMembers(state, args);
       case 'chat.postEphemeral':
         return { ok: true, message_ts: state.nextTs() };
       case 'views.publish': {

@@ -65,6 +65,9 @@ export async function startFakeSlack({
     setPerson: (user, person) => {
       state.people.set(user, { ...state.people.get(user), ...person });
     },
+    setChannel: (channel, members) => {
+      state.channelMembers.set(channel, members);
+    },
     thread: state.thread,
     files: files.shared,
     attach: (file) =>

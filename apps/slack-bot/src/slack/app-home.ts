@@ -1,7 +1,9 @@
 import type { UsageLimits, WorkspaceServer } from '@ai-assistant/assistant';
-import type { AuditRow, UsageTotals } from '@ai-assistant/store';
+import type { AuditRow, ScheduleRecord, UsageTotals } from '@ai-assistant/store';
 import { escapeSlackText } from '../format/slack-text.js';
 import { auditLine } from './audit.js';
+import { button } from './buttons.js';
+import { scheduleHomeBlocks } from './schedules.js';
 import { serverStateText } from './server-state.js';
 import { adminBlocks, approvalSelect, removeButton } from './workspace-admin.js';
 
@@ -26,17 +28,11 @@ export interface HomeContent {
   ceiling?: UsageLimits;
   /** Servers with OAuth sign-in can be connected here (the bot has `PUBLIC_URL` and a store). */
   oauthReady?: boolean;
+  /** The person's schedules; for admins also the workspace's. */
+  schedules?: { mine: ScheduleRecord[]; workspace?: ScheduleRecord[] };
 }
 
 type Block = Record<string, unknown>;
-
-const button = (text: string, actionId: string, value: string, style?: 'primary' | 'danger') => ({
-  type: 'button',
-  text: { type: 'plain_text', text: text.slice(0, 75) },
-  action_id: actionId,
-  value,
-  ...(style ? { style } : {}),
-});
 
 /** One server: its state and tools, whether the person is connected, and the buttons they may press. */
 function serverBlocks(server: WorkspaceServer, admin: boolean, oauthReady: boolean): Block[] {
@@ -121,7 +117,8 @@ export function homeView(content: HomeContent) {
           : 'Mention me in a channel or write to me here to ask.',
       },
     },
-    // The admins' controls come before the list, which a long catalog may cut.
+    // The schedules and the admins' controls come before the list, which a long catalog may cut.
+    ...(content.schedules ? scheduleHomeBlocks(content.schedules.mine, content.schedules.workspace) : []),
     ...(content.admin ? adminBlocks(content.limits, content.ceiling) : []),
     { type: 'divider' },
     { type: 'header', text: { type: 'plain_text', text: 'Servers' } },

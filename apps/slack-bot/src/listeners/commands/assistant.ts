@@ -14,7 +14,7 @@ import {
   type PromptEntry,
   parsePromptArguments,
 } from '@ai-assistant/host-core';
-import type { AuditTrail } from '@ai-assistant/store';
+import type { AuditTrail, Store } from '@ai-assistant/store';
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { escapeSlackText } from '../../format/slack-text.js';
 import { isWorkspaceAdmin } from '../../slack/admins.js';
@@ -26,6 +26,7 @@ import { connectLinkMessage } from '../../slack/oauth-connect.js';
 import { connectModal, connectProblemText, personOf } from '../../slack/people.js';
 import { serverStateText } from '../../slack/server-state.js';
 import { botOf } from '../../slack/thread-history.js';
+import { scheduleCommand } from './schedule.js';
 
 /** What the /assistant command needs. */
 export interface AssistantCommandDependencies {
@@ -41,6 +42,9 @@ export interface AssistantCommandDependencies {
   starts: ConnectStarts;
   /** What a question would be offered of a person's tools, and why (the chat's own choice). */
   toolsFor?: ChatService['toolsFor'];
+  /** People's schedules (`/assistant schedule`). */
+  schedules?: Pick<Store, 'schedules'>;
+  now?: () => Date;
 }
 
 export const commandUsage = [
@@ -49,6 +53,7 @@ export const commandUsage = [
   '`/assistant connect <server>` / `/assistant disconnect <server>` — your own token for a server that needs one',
   '`/assistant servers enable <server>` / `disable <server>` — workspace admins choose the servers',
   '`/assistant audit [server|@person]` — workspace admins: the latest tool calls, connects and changes',
+  '`/assistant schedule <when> | <question>` — ask it on a schedule in this channel, as you (`/assistant schedule help` for more)',
   '`/assistant prompts` — list the prompts the MCP servers offer',
   '`/assistant prompt <name> key=value …` — fill a prompt and answer it in a new thread (use `server/name` when two servers share a name)',
 ].join('\n');
@@ -105,6 +110,20 @@ export function onAssistantCommand(dependencies: AssistantCommandDependencies) {
         return void (await say('Sorry, only workspace admins and owners can enable or disable servers.'));
       await people.setEnabled(workspace, name, wanted === 'enable', command.user_id);
       return void (await say(`\`${name}\` is now ${wanted}d for this workspace.`));
+    }
+    if (subcommand === 'schedule' || subcommand === 'schedules') {
+      if (!dependencies.schedules) return void (await say('Schedules need the bot’s store.'));
+      const words = command.text.trim().slice(subcommand.length).trim();
+      return void (await say(
+        await scheduleCommand(
+          words,
+          person,
+          command.channel_id,
+          client,
+          dependencies.schedules,
+          dependencies.now?.() ?? new Date(),
+        ),
+      ));
     }
     if (subcommand === 'audit') {
       if (!dependencies.audit) return void (await say('The audit trail needs the bot’s store.'));

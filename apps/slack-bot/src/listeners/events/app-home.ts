@@ -21,7 +21,7 @@ export interface AppHomeDependencies {
   /** Where Connect links lead (the bot's start page). */
   starts: ConnectStarts;
   /** The store's audit trail and usage. */
-  store: Pick<Store, 'audit' | 'usage'>;
+  store: Pick<Store, 'audit' | 'usage' | 'schedules'>;
   now?: () => Date;
 }
 
@@ -31,11 +31,13 @@ type WebClient = App['client'];
 export async function publish(client: WebClient, person: PersonRef, dependencies: AppHomeDependencies) {
   const admin = await isWorkspaceAdmin(client, person.user);
   const today = (dependencies.now ?? (() => new Date()))().toISOString().slice(0, 10);
-  const [servers, usage, audit, limits] = await Promise.all([
+  const [servers, usage, audit, limits, mine, workspaceSchedules] = await Promise.all([
     dependencies.people.servers(person),
     dependencies.store.usage.totals(person.workspace, `${today.slice(0, 8)}01`, today, person.user),
     admin ? dependencies.store.audit.recent(person.workspace, { limit: 50 }) : undefined,
     admin ? dependencies.people.limits(person.workspace) : undefined,
+    dependencies.store.schedules.ofOwner(person.workspace, person.user),
+    admin ? dependencies.store.schedules.ofWorkspace(person.workspace) : undefined,
   ]);
   await client.views.publish({
     user_id: person.user,
@@ -47,6 +49,7 @@ export async function publish(client: WebClient, person: PersonRef, dependencies
       ...(limits ? { limits } : {}),
       ...(admin ? { ceiling: dependencies.people.limitCeiling() } : {}),
       oauthReady: dependencies.people.oauthReady,
+      schedules: { mine, ...(workspaceSchedules ? { workspace: workspaceSchedules } : {}) },
     }),
   } as unknown as Parameters<WebClient['views']['publish']>[0]);
 }
