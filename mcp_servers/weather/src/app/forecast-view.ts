@@ -53,14 +53,16 @@ svg text { fill: currentColor; font-size: 12px; }
 svg .axis { fill: var(--color-text-secondary, GrayText); font-size: 11px; }
 svg .grid { stroke: var(--color-border-secondary, rgba(128, 128, 128, 0.25)); }
 svg .rain { fill: #7fb9e3; opacity: 0.75; }
-svg .max { stroke: #d1495b; fill: #d1495b; }
-svg .min { stroke: #2e6fba; fill: #2e6fba; }
-svg polyline { fill: none; stroke-width: 2.5; }
-svg circle { stroke-width: 2; fill: var(--color-background-primary, Canvas); }
-svg text.max, svg text.min { stroke: none; font-weight: 700; }
+svg .line { fill: none; stroke-width: 2.5; stroke-linejoin: round; }
+svg .dot { fill: var(--color-background-primary, Canvas); stroke-width: 2; }
+svg .line.max, svg .dot.max { stroke: #d1495b; }
+svg .line.min, svg .dot.min { stroke: #2e6fba; }
+svg .label { font-weight: 700; paint-order: stroke; stroke: var(--color-background-primary, Canvas); stroke-width: 3px; }
+svg .label.max { fill: #d1495b; }
+svg .label.min { fill: #2e6fba; }
 table { border-collapse: collapse; width: 100%; margin-top: 8px; font-size: 0.85rem; }
 th, td { padding: 4px 6px; text-align: right; border-bottom: 1px solid var(--color-border-secondary, rgba(128, 128, 128, 0.25)); }
-th:first-child, td:first-child, td.weather { text-align: left; }
+th:first-child, td:first-child, th:nth-child(2), td.weather { text-align: left; }
 td.high { color: #d1495b; } td.low { color: #2e6fba; } td.rain { color: #2a7ab0; font-weight: 700; }
 `;
 
@@ -121,7 +123,7 @@ function drawChart(days) {
     const kind = key === 'tempMax' ? 'max' : 'min';
     let run = [];
     const flush = () => {
-      if (run.length > 1) draw(svg, 'polyline', { points: run.join(' '), class: kind });
+      if (run.length > 1) draw(svg, 'polyline', { points: run.join(' '), class: 'line ' + kind });
       run = [];
     };
     days.forEach((day, index) => {
@@ -132,8 +134,8 @@ function drawChart(days) {
     days.forEach((day, index) => {
       if (day[key] === null) return;
       const y = yOfTemperature(day[key]);
-      draw(svg, 'circle', { cx: x(index), cy: y, r: 4, class: kind });
-      draw(svg, 'text', { x: x(index), y: y + offset, 'text-anchor': 'middle', class: kind }, Math.round(day[key]) + '°');
+      draw(svg, 'circle', { cx: x(index), cy: y, r: 4, class: 'dot ' + kind });
+      draw(svg, 'text', { x: x(index), y: y + offset, 'text-anchor': 'middle', class: 'label ' + kind }, Math.round(day[key]) + '°');
     });
   }
 }
