@@ -103,7 +103,7 @@ for (const scenario of [
   common[scenario] = tasks;
 const noResources = 'the server has no resources (resources/list is not a method it offers)';
 const notApplicable: Record<Server, Record<string, string>> = {
-  weather: { ...common, 'resources-list': noResources, caching: noResources },
+  weather: { ...common },
   knowledge: { ...common },
   web: {
     ...common,

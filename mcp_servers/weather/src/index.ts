@@ -24,6 +24,8 @@ await runServer({
       cache: process.env.JMA_CACHE !== 'off',
       userAgent: `mcp-server-weather/${version} (@ai-assistant/mcp-server-weather)`,
     });
-    return { newServer: () => createServer({ jma, now, logger }), close: () => jma.close() };
+    // MCP_WEATHER_CHART=off: the week answers in text and data only, for hosts that cannot show images.
+    const chart = process.env.MCP_WEATHER_CHART !== 'off';
+    return { newServer: () => createServer({ jma, now, logger, chart }), close: () => jma.close() };
   },
 });

@@ -1,6 +1,12 @@
 import { type Logger, silentLogger } from '@ai-assistant/mcp-server-kit';
+import {
+  RESOURCE_MIME_TYPE,
+  registerAppResource,
+  registerAppTool,
+} from '@modelcontextprotocol/ext-apps/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { forecastViewHtml, forecastViewUri } from './app/forecast-view.js';
 import { JmaClient, type JmaClientOptions } from './jma/client.js';
 import { version } from './version.js';
 import { createGetWeather, getWeatherInput, getWeatherOutput } from './weather-tool.js';
@@ -12,6 +18,8 @@ export interface WeatherServerOptions {
   /** Clock deciding "today" (default: the real clock; dates are taken in JST). */
   now?: () => Date;
   logger?: Logger;
+  /** Whether the week's answer carries its chart as a PNG image (default true). */
+  chart?: boolean;
 }
 
 /** Builds the weather MCP server without starting any transport (no side effects). */
@@ -27,7 +35,9 @@ export function createServer(options: WeatherServerOptions = {}): McpServer {
         '日本の天気予報（気象庁）を返します。場所は日本国内の地名で指定してください。傘が必要かどうかは降水確率で判断できます。',
     },
   );
-  server.registerTool(
+  // The days as a page for hosts that show MCP Apps; other hosts read the text and structured content.
+  registerAppTool(
+    server,
     'get_weather',
     {
       title: '日本の天気予報',
@@ -36,8 +46,30 @@ export function createServer(options: WeatherServerOptions = {}): McpServer {
       inputSchema: getWeatherInput,
       outputSchema: getWeatherOutput,
       annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: true },
+      _meta: { ui: { resourceUri: forecastViewUri } },
     },
-    createGetWeather({ jma, now, logger: options.logger ?? silentLogger }),
+    createGetWeather({ jma, now, logger: options.logger ?? silentLogger, chart: options.chart ?? true }),
+  );
+  const viewMeta = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
+  registerAppResource(
+    server,
+    'forecast_view',
+    forecastViewUri,
+    {
+      title: '天気予報の表示',
+      description: 'get_weather の結果（最高・最低気温と降水確率）をグラフと表で表示する MCP Apps のページ',
+      _meta: viewMeta,
+    },
+    async () => ({
+      contents: [
+        {
+          uri: forecastViewUri,
+          mimeType: RESOURCE_MIME_TYPE,
+          text: forecastViewHtml(),
+          _meta: viewMeta,
+        },
+      ],
+    }),
   );
   // Questions a host can offer people as suggestions (e.g. in Slack's assistant pane).
   for (const [name, title, text] of [

@@ -1,6 +1,7 @@
 import type { Logger } from '@ai-assistant/mcp-server-kit';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { type ForecastChart, renderForecastChart } from './chart/forecast-chart.js';
 import { type JmaClient, JmaError } from './jma/client.js';
 import {
   type AreaForecast,
@@ -80,6 +81,8 @@ export interface WeatherToolContext {
   jma: JmaClient;
   now: () => Date;
   logger: Logger;
+  /** Whether the week's answer carries its chart as a PNG image item. */
+  chart: boolean;
 }
 
 function errorResult(text: string): CallToolResult {
@@ -195,7 +198,17 @@ export function createGetWeather(context: WeatherToolContext) {
       const forecast = parsedFor(raw, place.class10Code, () =>
         parseAreaForecast(raw, place.officeCode, place.class10Code, tables),
       );
-      return present(place, forecast, mode, requested, jstDate(context.now()));
+      const result = present(place, forecast, mode, requested, jstDate(context.now()));
+      if (mode === 'week' && context.chart && !result.isError) {
+        // The picture is a convenience: a renderer that fails leaves the text and the data whole.
+        try {
+          const png = await renderForecastChart(weekChart(place, forecast));
+          result.content.push({ type: 'image', mimeType: 'image/png', data: png.toString('base64') });
+        } catch (error) {
+          context.logger.warn('forecast chart not rendered', { error: String(error) });
+        }
+      }
+      return result;
     } catch (error) {
       if (error instanceof JmaError) {
         context.logger.warn('JMA request failed', { code: error.code, message: error.message });
@@ -208,6 +221,28 @@ export function createGetWeather(context: WeatherToolContext) {
       context.logger.error('get_weather failed', { error: String(error) });
       return errorResult('天気予報の取得中に予期しないエラーが起きました。');
     }
+  };
+}
+
+/** The week as the chart draws it, labelled in English (the chart's font is Latin only). */
+function weekChart(place: ResolvedPlace, forecast: AreaForecast): ForecastChart {
+  const where =
+    place.matchedLevel === 'class15' || place.matchedLevel === 'class20'
+      ? `${place.matchedEnglishName} (${place.class10EnglishName})`
+      : place.class10EnglishName;
+  const reported = new Date(forecast.weeklyReportDatetime ?? forecast.reportDatetime);
+  return {
+    title: `${where}: week forecast`,
+    subtitle: `Japan Meteorological Agency, issued ${jstDateTime(reported)} JST`,
+    days: forecast.weekly.map((day) => {
+      const chances = day.precipitation.flatMap((block) => block.probability ?? []);
+      return {
+        date: day.date,
+        tempMax: day.tempMax,
+        tempMin: day.tempMin,
+        rain: chances.length > 0 ? Math.max(...chances) : null,
+      };
+    }),
   };
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ScriptedProvider, toolMessage } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
-import { fixtures, managerPool, nodeServer } from './helpers.js';
+import { everythingEntry, fixtures, managerPool, nodeServer } from './helpers.js';
 
 // The official reference servers from npm, on their own SDKs, as a person would configure them.
 const entry = (name: string) =>
@@ -46,16 +46,21 @@ describe('#45 real servers from npm work as before the SDK v2 move', () => {
   }, 60_000);
 
   it('#46 server-pdf: its 6 app-only tools and its ui:// view never reach a model', async () => {
-    const manager = await pool.connect([nodeServer('pdf', entry('server-pdf'), ['--stdio'])]);
+    // server-everything has resources a model may read, so the host's resource tools are offered (a
+    // server whose only resource is its view brings none: see the weather server in chat-service.test.ts).
+    const manager = await pool.connect([
+      nodeServer('pdf', entry('server-pdf'), ['--stdio']),
+      nodeServer('everything', everythingEntry, ['stdio']),
+    ]);
     // Before: all 9 tools offered, poll_pdf_commands among them, and ui://pdf-viewer/mcp-app.html listed.
-    expect(manager.listTools().map((tool) => tool.name)).toEqual([
+    const offered = manager.listTools().map((tool) => tool.name);
+    expect(offered.filter((name) => name.startsWith('mcp__pdf__'))).toEqual([
       'mcp__pdf__list_pdfs',
       'mcp__pdf__display_pdf',
       'mcp__pdf__interact',
-      'host__list_resources',
-      'host__read_resource',
     ]);
-    expect(manager.listResources()).toEqual([]);
+    expect(offered).toEqual(expect.arrayContaining(['host__list_resources', 'host__read_resource']));
+    expect(manager.listResources().filter((resource) => resource.server === 'pdf')).toEqual([]);
     await expect(manager.callTool('mcp__pdf__poll_pdf_commands', { viewUUID: 'x' })).rejects.toMatchObject({
       code: 'TOOL_NOT_FOUND',
     });

@@ -37,6 +37,9 @@ export interface ResolvedPlace {
   officeName: string;
   class10Code: string;
   class10Name: string;
+  /** JMA's English names (area.json `enName`; the code where it has none), for ASCII-only labels. */
+  matchedEnglishName: string;
+  class10EnglishName: string;
 }
 
 /** The outcome of resolving what a user typed. */
@@ -104,7 +107,12 @@ export class PlaceIndex {
     const class10Entry = (code: string) => {
       const node = table.class10s[code];
       return node?.parent
-        ? { class10Code: code, class10Name: node.name, ...officeOf(node.parent) }
+        ? {
+            class10Code: code,
+            class10Name: node.name,
+            class10EnglishName: node.enName ?? code,
+            ...officeOf(node.parent),
+          }
         : undefined;
     };
     const add = (
@@ -117,6 +125,7 @@ export class PlaceIndex {
       this.entries.push({
         ...area,
         matchedName: node.name,
+        matchedEnglishName: node.enName ?? code,
         matchedLevel: level,
         prefecture: prefectureOf(code),
         keys: keysFor(node.name, node.enName, node.kana),

@@ -53,14 +53,23 @@ export function promptsOf(connections: Connection[]): PromptEntry[] {
   );
 }
 
-/** Servers that have resources, or may link to some (they declare the capability): the resource tools' reach. */
+/**
+ * Servers that have resources, or may link to some (they declare the capability and list none): the
+ * resource tools' reach. A server whose only resources are App views has nothing for a model to read.
+ */
 export function resourceServersOf(connected: Connection[]): string[] {
   return connected
-    .filter(
-      (connection) =>
-        connection.resources.length > 0 ||
-        connection.resourceTemplates.length > 0 ||
-        (connection.kind === 'mcp' && connection.client?.getServerCapabilities()?.resources !== undefined),
-    )
+    .filter((connection) => {
+      const listed = [
+        ...connection.resources.map((resource) => resource.uri),
+        ...connection.resourceTemplates.map((template) => template.uriTemplate),
+      ];
+      if (listed.some((uri) => !appView(uri))) return true;
+      return (
+        listed.length === 0 &&
+        connection.kind === 'mcp' &&
+        connection.client?.getServerCapabilities()?.resources !== undefined
+      );
+    })
     .map((connection) => connection.config.name);
 }
