@@ -9,6 +9,7 @@ import { register as registerApprovalActions } from './listeners/actions/approva
 import { register as registerCredentialActions } from './listeners/actions/credentials.js';
 import { register as registerElicitationActions } from './listeners/actions/elicitation.js';
 import { register as registerFeedback } from './listeners/actions/feedback.js';
+import { register as registerLongTaskActions } from './listeners/actions/long-tasks.js';
 import { register as registerScheduleActions } from './listeners/actions/schedules.js';
 import { register as registerWorkspaceAdmin } from './listeners/actions/workspace-admin.js';
 import { register as registerAppHome } from './listeners/events/app-home.js';
@@ -20,6 +21,7 @@ import { boltLogger } from './slack/bolt-logger.js';
 import { ConnectStarts } from './slack/connect-start.js';
 import { SlackElicitations } from './slack/elicitation.js';
 import { StoreInstallations } from './slack/installations.js';
+import { LongTaskFollower } from './slack/long-tasks.js';
 import { ConnectMessages, oauthCallbackPage } from './slack/oauth-connect.js';
 import { offerConnect, personOf } from './slack/people.js';
 import { EventClaims, StoreHealth } from './slack/replicas.js';
@@ -219,6 +221,18 @@ export function createSlackBot({
     logger,
     now,
   );
+  // A workspace's own client (its install's token), for work no event brought: schedules, long tasks.
+  const clientFor = async (workspace: string) => {
+    if (!installer) return app.client;
+    const token = (
+      await installer
+        .authorize({ teamId: workspace, enterpriseId: undefined, isEnterpriseInstall: false })
+        .catch(() => undefined)
+    )?.botToken;
+    return token ? (new webApi.WebClient(token, clientOptions) as unknown as typeof app.client) : undefined;
+  };
+  const longTasks = new LongTaskFollower({ people, tasks: store.longTasks, logger, clientFor });
+  registerLongTaskActions(app, longTasks, logger);
   const answering = new Answering({
     threads,
     client: app.client,
@@ -259,6 +273,17 @@ export function createSlackBot({
         (view?.listTools() ?? []).filter((tool) => tool.needsApproval).map((tool) => tool.name);
       return view;
     },
+    onTaskDetached: (question, task) =>
+      longTasks.detached(
+        question.client ?? app.client,
+        {
+          workspace: personOf(question).workspace,
+          person: question.user ?? '',
+          channel: question.channel,
+          threadTs: question.threadTs,
+        },
+        task,
+      ),
     onCredentialNeeded: (question, server, refused, scope) =>
       void offerConnect(
         question.client ?? app.client,
@@ -294,15 +319,6 @@ export function createSlackBot({
     },
   });
   // Schedules: each replica ticks; each occurrence runs on the one replica that claims it.
-  const clientFor = async (workspace: string) => {
-    if (!installer) return app.client;
-    const token = (
-      await installer
-        .authorize({ teamId: workspace, enterpriseId: undefined, isEnterpriseInstall: false })
-        .catch(() => undefined)
-    )?.botToken;
-    return token ? (new webApi.WebClient(token, clientOptions) as unknown as typeof app.client) : undefined;
-  };
   const scheduledRuns = new ScheduledRuns({
     people,
     chat,
@@ -310,6 +326,7 @@ export function createSlackBot({
     approvals,
     logger,
     clientFor,
+    onTaskDetached: (client, where, task) => longTasks.detached(client, where, task),
   });
   const scheduler = new Scheduler({
     schedules: store.schedules,
@@ -375,6 +392,7 @@ export function createSlackBot({
       );
       storeHealth.start();
       scheduler.startTicking(config.schedules.tickMs);
+      longTasks.startTicking(config.schedules.tickMs);
       prune();
       pruning = setInterval(prune, 6 * 3_600_000);
       pruning.unref();
@@ -398,7 +416,7 @@ export function createSlackBot({
     async stop(graceMs = 10_000) {
       // Running answers get the grace period; then what still runs is aborted with a word in its thread.
       const drained = answering.stop(graceMs);
-      const schedulesStopped = scheduler.stop();
+      const schedulesStopped = Promise.all([scheduler.stop(), longTasks.stop()]);
       if (config.appToken)
         await app.stop().catch((error: unknown) => logger.warn({ error }, 'receiver did not stop cleanly'));
       await new Promise<void>((resolve) => server.close(() => resolve()));

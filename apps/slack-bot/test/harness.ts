@@ -50,6 +50,11 @@ export interface Harness {
   store: Store;
   logger: ReturnType<typeof recordingLogger>;
   port: number;
+  /**
+   * Stops the bot, its MCP connections and its store, then starts them again on the same store (a
+   * restarted process): `bot`, `people` and `store` are the new ones afterwards.
+   */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -87,8 +92,6 @@ export async function startHarness(
     ...(options.vision !== undefined ? { vision: options.vision } : {}),
   });
   const dataDir = embeddedStoreFolder('bot-store-');
-  const store = await openStore({ dataDir, env: {}, logger });
-  const hooks = operatorHooks(store, options.env ?? {});
   const port = await freePort();
   const botConfig = readBotConfig({
     SLACK_BOT_TOKEN: 'xoxb-test-token',
@@ -98,47 +101,62 @@ export async function startHarness(
     ...(options.publicUrl ? { PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
     ...options.env,
   });
-  const people = await startPeople({
-    env: {
-      ...options.mcpEnv,
-      MCP_ENABLED: options.mcpEnabled === false ? 'false' : 'true',
-      MCP_SERVERS_CONFIG: config.path,
-    },
-    logger,
-    store,
-    connectHint: connectCommand,
-    ...hooks.people,
-    ...oauthOptions(botConfig.publicUrl),
-    ...(options.now ? { now: options.now } : {}),
-  });
-  const bot = createSlackBot({
-    config: botConfig,
-    chat: new ChatService({ provider, logger, ...botConfig.chat, ...hooks.chat }),
-    people,
-    store,
-    logger,
-    ...(options.now ? { now: options.now } : {}),
-  });
-  await bot.start();
+  const boot = async () => {
+    const store = await openStore({ dataDir, env: {}, logger });
+    const hooks = operatorHooks(store, options.env ?? {});
+    const people = await startPeople({
+      env: {
+        ...options.mcpEnv,
+        MCP_ENABLED: options.mcpEnabled === false ? 'false' : 'true',
+        MCP_SERVERS_CONFIG: config.path,
+      },
+      logger,
+      store,
+      connectHint: connectCommand,
+      ...hooks.people,
+      ...oauthOptions(botConfig.publicUrl),
+      ...(options.now ? { now: options.now } : {}),
+    });
+    const bot = createSlackBot({
+      config: botConfig,
+      chat: new ChatService({ provider, logger, ...botConfig.chat, ...hooks.chat }),
+      people,
+      store,
+      logger,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    await bot.start();
+    return { store, people, bot };
+  };
+  let running = await boot();
   if (botConfig.appToken) await slack.connected();
-  return {
+  const stopAll = async () => {
+    await running.bot.stop(2000);
+    await running.people.close();
+    await running.store.close();
+  };
+  const harness: Harness = {
     slack,
     llm,
     jma,
-    bot,
-    people,
-    store,
+    bot: running.bot,
+    people: running.people,
+    store: running.store,
     logger,
     port,
+    async restart() {
+      await stopAll();
+      running = await boot();
+      Object.assign(harness, running);
+    },
     async close() {
-      await bot.stop(2000);
-      await people.close();
-      await store.close();
+      await stopAll();
       rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
       await Promise.all([slack.close(), llm.close(), jma.close()]);
       config.remove();
     },
   };
+  return harness;
 }
 
 /** Waits until `check` returns something truthy (bounded). */

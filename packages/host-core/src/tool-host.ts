@@ -65,6 +65,18 @@ export interface CallToolOptions {
    * requester only when no other requester's request runs on the same connection, else it is declined.
    */
   requester?: string;
+  /**
+   * When this fires while the call runs as a task (MCP tasks), the host stops waiting for it without
+   * cancelling it: the outcome's `task` names it, for `followTask` to pick up later (the chat loop passes
+   * its wrap-up, so a task outlives the turn).
+   */
+  detach?: AbortSignal;
+  /**
+   * Follows a task an earlier call of this tool left running (`outcome.task.taskId`) instead of calling
+   * the tool: waits up to `waitMs` (default 10 s) for it to end; the outcome is then its result, or says
+   * it still works (`task.status` `working`). With `cancel`, cancels it on the server.
+   */
+  followTask?: { taskId: string; cancel?: boolean; waitMs?: number };
 }
 
 /** A server asks the person for input: a form built from a flat schema, or a page to open. */
@@ -121,6 +133,11 @@ export interface ToolCallOutcome {
   images?: ImageContent[];
   /** Files the tool returned (embedded resources' blobs), size-capped: for the thread. */
   files?: ToolFile[];
+  /**
+   * The call's task still runs on the server (it was detached, or a follow found it working), or a
+   * follow ended it (`cancelled`, `failed`): its id and status.
+   */
+  task?: { taskId: string; status: string };
 }
 
 /** A tool to call with the user's message before the first model call. */

@@ -1,7 +1,8 @@
+import { startTaskServer, type TaskServer } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Connection } from '../src/mcp/connection.js';
 import { visibleTools } from '../src/mcp/tool-index.js';
-import { everythingEntry, managerPool, nodeServer } from './helpers.js';
+import { everythingEntry, managerPool, nodeServer, remoteServer } from './helpers.js';
 
 const research = 'mcp__everything__simulate-research-query';
 
@@ -46,5 +47,47 @@ describe('tools that run as tasks', () => {
     const call = manager.callTool(research, { topic: 'x' }, { signal: controller.signal });
     setTimeout(() => controller.abort(), 500);
     await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+  }, 30_000);
+});
+
+describe('#47 tasks that outlive the call', () => {
+  const pool = managerPool();
+  let server: TaskServer | undefined;
+  afterEach(() => {
+    pool.closeAll();
+    server?.close();
+    server = undefined;
+  });
+
+  it('a detached task goes on on the server; a later follow (a new connection) gets its result, or cancels it', async () => {
+    server = await startTaskServer();
+    const running = server;
+    const first = await pool.connect([remoteServer('research', 'http', running.url)]);
+    const tool = 'mcp__research__long_report';
+    const detach = new AbortController();
+    const call = first.callTool(tool, { topic: 'rain in Tokyo' }, { detach: detach.signal });
+    const taskId = await running.created();
+    detach.abort();
+    const detached = await call;
+    // Before: a call stopped at the deadline was cancelled with it; now it is named and left working.
+    expect(detached.task).toEqual({ taskId, status: 'working' });
+    expect(detached.text).toContain('goes on as a background task');
+    expect(running.tasks.get(taskId)?.status).toBe('working');
+    await first.close();
+
+    // Another manager (a restarted bot, another replica) follows it over a new session.
+    const second = await pool.connect([remoteServer('research', 'http', running.url)]);
+    const still = await second.callTool(tool, {}, { followTask: { taskId, waitMs: 200 } });
+    expect(still.task).toEqual({ taskId, status: 'working' });
+    running.complete(taskId);
+    const done = await second.callTool(tool, {}, { followTask: { taskId, waitMs: 5000 } });
+    expect(done.task).toBeUndefined();
+    expect(done.text).toContain('report on rain in Tokyo: done');
+
+    const other = second.callTool(tool, { topic: 'snow' }, { detach: AbortSignal.timeout(300) });
+    const otherId = (await other).task?.taskId ?? '';
+    const cancelled = await second.callTool(tool, {}, { followTask: { taskId: otherId, cancel: true } });
+    expect(cancelled.task).toEqual({ taskId: otherId, status: 'cancelled' });
+    expect(running.tasks.get(otherId)?.status).toBe('cancelled');
   }, 30_000);
 });

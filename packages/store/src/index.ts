@@ -20,6 +20,7 @@ export { Coordination, claimRetentionMs, type EventClaim, type ThreadTurn } from
 export { type CredentialInfo, Credentials, type PersonCredentials } from './credentials.js';
 export type { Engine } from './engines.js';
 export { CredentialKeyError, Keyring, keyFileName, keyIdOf, keyVariable, newKey } from './keyring.js';
+export { type LongTask, LongTasks } from './long-tasks.js';
 export {
   defaultDataDir,
   openStore,

@@ -250,6 +250,33 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0015_long_tasks': {
+    async up(db: Kysely<unknown>) {
+      // MCP tasks that outlived their turn: any replica follows one, its result posted when it ends.
+      await db.schema
+        .createTable('long_tasks')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('workspace_id', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('tool_name', 'text', (column) => column.notNull())
+        .addColumn('task_id', 'text', (column) => column.notNull())
+        .addColumn('place', 'text', (column) => column.notNull())
+        .addColumn('message_ref', 'text')
+        .addColumn('state', 'text', (column) => column.notNull())
+        .addColumn('replica_key', 'bigint', (column) => column.notNull())
+        .addColumn('detail', 'text')
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull())
+        .addColumn('updated_at', 'timestamptz', (column) => column.notNull())
+        .addCheckConstraint('long_tasks_state', sql`state in ('running', 'completed', 'failed', 'cancelled')`)
+        .execute();
+      await db.schema
+        .createIndex('long_tasks_running')
+        .on('long_tasks')
+        .column('state')
+        .where(sql.ref('state'), '=', 'running')
+        .execute();
+    },
+  },
 };
 
 /** Every migration's name, in order (what a fully migrated database has applied). */

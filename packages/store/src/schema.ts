@@ -225,6 +225,27 @@ export interface ScheduleRunsTable {
   finished_at: Timestamp | null;
 }
 
+/** An MCP task a turn left running: followed by one replica at a time, its result posted when it ends. */
+export interface LongTasksTable {
+  id: string;
+  workspace_id: string;
+  /** Whose turn started it: followed through their view, cancelled only by them. */
+  person_id: string;
+  /** The model-facing tool name the task was started with. */
+  tool_name: string;
+  task_id: string;
+  /** The app's place for its result (the Slack app: channel and thread). */
+  place: string;
+  /** The app's message that says it runs (with its Cancel button), once posted. */
+  message_ref: string | null;
+  /** `running`, `completed`, `failed` or `cancelled`. */
+  state: string;
+  replica_key: number;
+  detail: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** The database as Kysely sees it. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -243,4 +264,5 @@ export interface Database {
   tool_vectors: ToolVectorsTable;
   schedules: SchedulesTable;
   schedule_runs: ScheduleRunsTable;
+  long_tasks: LongTasksTable;
 }

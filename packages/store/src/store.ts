@@ -7,6 +7,7 @@ import { Coordination } from './coordination.js';
 import { Credentials } from './credentials.js';
 import type { Engine } from './engines.js';
 import type { Keyring } from './keyring.js';
+import { LongTasks } from './long-tasks.js';
 import { Schedules } from './schedules.js';
 import type { Database } from './schema.js';
 import { SealedRecords } from './sealed.js';
@@ -57,6 +58,8 @@ export class Store {
   readonly toolVectors: ToolVectors;
   /** Questions people set to recur, and each occurrence's one run across replicas. */
   readonly schedules: Schedules;
+  /** MCP tasks that outlived their turn, followed by one replica at a time. */
+  readonly longTasks: LongTasks;
   /**
    * What MCP authorization keeps besides people's credentials: its flows and client registrations as
    * sealed records, and refresh claims (one replica refreshes a grant) as event claims, deleted
@@ -102,6 +105,7 @@ export class Store {
     this.toolCatalogs = new ToolCatalogs(db);
     this.toolVectors = new ToolVectors(db);
     this.schedules = new Schedules(db, this.coordination);
+    this.longTasks = new LongTasks(db, this.coordination);
     const serverId = (workspace: string, name: string) => `${workspace}/${name}`;
     this.workspaceServers = {
       list: async (workspace) =>

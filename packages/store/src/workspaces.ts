@@ -136,6 +136,7 @@ export class WorkspaceSettings {
       await trx.deleteFrom('answer_feedback').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('schedules').where('workspace_id', '=', workspace).execute();
       await trx.deleteFrom('schedule_runs').where('workspace_id', '=', workspace).execute();
+      await trx.deleteFrom('long_tasks').where('workspace_id', '=', workspace).execute();
     });
   }
 }

@@ -44,5 +44,6 @@ export {
   type ScriptedTurn,
   toolMessage,
 } from './scripted-provider.js';
+export { startTaskServer, type TaskServer } from './task-server.js';
 export { startStatelessServer, startTokenServer, type TokenServer, tokenOf } from './token-server.js';
 export { completion, weatherModel } from './weather-model.js';

@@ -71,6 +71,14 @@ export interface AnswerDependencies {
    * again, their credential was refused; `scope`: the scope a step-up asks for).
    */
   onCredentialNeeded?: (question: Question, server: string, refused: boolean, scope?: string) => void;
+  /**
+   * A tool running as an MCP task was still working when the answer ended: the app follows it and posts
+   * its result in the thread (absent: such a task is cancelled with the answer).
+   */
+  onTaskDetached?: (
+    question: Question,
+    task: { tool: string; taskId: string; label: string },
+  ) => Promise<void>;
 }
 
 /** The Slack error code of a failed Web API call (`channel_not_found`, `ratelimited`, …). */
@@ -132,7 +140,9 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     /** When each call's progress last reached the stream. */
     const progressSentAt = new Map<string, number>();
     const files = new ToolFiles(client, logger, question.channel, question.threadTs);
+    const detached: Array<{ tool: string; taskId: string; label: string }> = [];
     const result = await dependencies.chat.respond({
+      ...(dependencies.onTaskDetached ? { detachTasks: true } : {}),
       ...(tools ? { tools } : {}),
       history,
       usedTools: threadTools(thread, question.messageTs),
@@ -184,6 +194,8 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
           dependencies.onCredentialNeeded?.(question, event.server, event.refused === true, event.scope);
         } else if (event.type === 'text_delta') {
           stream?.push(event.text);
+        } else if (event.type === 'task_detached') {
+          detached.push({ tool: event.name, taskId: event.taskId, label: event.tool ?? event.name });
         }
       },
     });
@@ -203,6 +215,13 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       },
       'answered',
     );
+    // Tasks that go on are announced under the answer (and followed from then on).
+    const announce = async () => {
+      for (const task of detached)
+        await dependencies
+          .onTaskDetached?.(question, task)
+          .catch((error: unknown) => logger.warn({ error }, 'could not record a task that goes on'));
+    };
     // Files that did not reach the model are named under the answer, with the reason.
     const notes = attached?.notes.length
       ? `\n\n${attached.notes.map((note) => `📎 ${note}`).join('\n')}`
@@ -212,12 +231,14 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       await stream.stop(feedbackBlocks());
       if (stream.started && !stream.failed) {
         await progress.discard();
+        await announce();
         return;
       }
     }
     await progress.finish(
       splitMessage(markdownToMrkdwn((result.text.trim() || '（回答が空でした）') + notes)),
     );
+    await announce();
   } catch (error) {
     const shuttingDown = dependencies.shuttingDown?.() ?? false;
     logger.error({ channel: question.channel, thread: question.threadTs, error }, 'answer failed');

@@ -28,6 +28,12 @@ export interface ScheduledRunsOptions {
   logger: Logger;
   /** The workspace's bot client (its install's token), or undefined when the app is not installed there. */
   clientFor(workspace: string): Promise<WebClient | undefined>;
+  /** A task still working when the run's answer ended: followed, its result posted under the run's post. */
+  onTaskDetached?: (
+    client: WebClient,
+    where: { workspace: string; person: string; channel: string; threadTs: string },
+    task: { tool: string; taskId: string; label: string },
+  ) => Promise<void>;
 }
 
 /** Slack ids as they may appear in a message: letters and digits only. */
@@ -139,6 +145,7 @@ export class ScheduledRuns {
       });
     };
     const images: Array<{ tool: string; images: ImageContent[] }> = [];
+    const detached: Array<{ tool: string; taskId: string; label: string }> = [];
     const needsCredential = new Set<string>();
     let result: Awaited<ReturnType<ChatService['respond']>>;
     try {
@@ -147,8 +154,11 @@ export class ScheduledRuns {
         history: [],
         userMessage: schedule.question,
         approve,
+        ...(this.options.onTaskDetached ? { detachTasks: true } : {}),
         onEvent: (event) => {
-          if (event.type === 'tool_images')
+          if (event.type === 'task_detached')
+            detached.push({ tool: event.name, taskId: event.taskId, label: event.tool ?? event.name });
+          else if (event.type === 'tool_images')
             images.push({ tool: event.tool ?? event.name, images: event.images });
           else if (event.type === 'credential_needed') needsCredential.add(event.server);
         },
@@ -194,6 +204,16 @@ export class ScheduledRuns {
       for (const entry of images) files.add(entry.tool, entry.images);
       await files.settled();
     }
+    for (const task of detached)
+      await this.options
+        .onTaskDetached?.(
+          client,
+          { workspace: schedule.workspace, person: schedule.owner, channel: schedule.channel, threadTs: ts },
+          task,
+        )
+        .catch((error: unknown) =>
+          logger.warn({ schedule: schedule.id, error }, 'could not record a task that goes on'),
+        );
     const failed = result.trace.filter((entry) => !entry.ok).map((entry) => entry.name);
     if (needsCredential.size > 0 || failed.length > 0)
       await this.tell(

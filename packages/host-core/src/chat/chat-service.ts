@@ -313,6 +313,7 @@ export class ChatService {
         ? { audit: { asker, record: this.audit, now: this.now, logger: this.logger } }
         : {}),
       ...(input.approve ? { approve: input.approve } : {}),
+      ...(input.detachTasks ? { detach: wrapUp } : {}),
       questions: serverQuestions({
         provider: this.provider,
         tally,

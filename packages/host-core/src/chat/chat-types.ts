@@ -78,6 +78,19 @@ export type ChatEvent =
       tool?: string;
       files: ToolFile[];
     }
+  /**
+   * A tool running as an MCP task was still working when the answer had to end: the task goes on on the
+   * server (not cancelled). An app may follow it (`CallToolOptions.followTask` with the same tool name)
+   * and show its result when it completes.
+   */
+  | {
+      type: 'task_detached';
+      callId: string;
+      name: string;
+      server?: string;
+      tool?: string;
+      taskId: string;
+    }
   /** A server asked the person for input in the middle of a tool call. */
   | { type: 'elicitation'; server: string; mode: 'form' | 'url' }
   /** A server's completion ran on the turn's model (after the person approved it). */
@@ -110,6 +123,12 @@ export interface TraceEntry {
 
 /** Input of {@link ChatService.respond}. */
 export interface RespondInput {
+  /**
+   * Leave tools that run as MCP tasks running when the answer wraps up (a `task_detached` event names
+   * each): set it when the app follows such tasks and shows their results later. Otherwise a task still
+   * working at the deadline is cancelled with the turn.
+   */
+  detachTasks?: boolean;
   /** Earlier user and assistant messages of the conversation (no tool steps). */
   history: Message[];
   /** Tools called earlier in the conversation (the last turn's `usedTools`): they stay offered. */

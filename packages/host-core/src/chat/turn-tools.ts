@@ -38,6 +38,8 @@ export interface TurnToolsOptions {
   };
   /** How the turn answers its servers' questions (elicitation, sampling) in the middle of a call. */
   questions?: Pick<CallToolOptions, 'elicit' | 'sample' | 'requester'>;
+  /** Fires when the answer must wrap up: a call running as a task is then left running (detached). */
+  detach?: AbortSignal;
 }
 
 /**
@@ -161,6 +163,7 @@ export class TurnTools {
       tokens: this.options.tokens,
       ...(this.options.toolTimeoutMs ? { timeoutMs: this.options.toolTimeoutMs } : {}),
       ...this.options.questions,
+      ...(this.options.detach ? { detach: this.options.detach } : {}),
       onProgress: (update) =>
         this.emit({
           type: 'tool_progress',
@@ -273,6 +276,14 @@ export class TurnTools {
           content = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
           ok = !outcome.isError;
           images = outcome.images;
+          if (outcome.task?.status === 'working')
+            emit({
+              type: 'task_detached',
+              callId: call.id,
+              name: call.name,
+              ...where,
+              taskId: outcome.task.taskId,
+            });
           if (images) emit({ type: 'tool_images', callId: call.id, name: call.name, ...where, images });
           if (outcome.files)
             emit({ type: 'tool_files', callId: call.id, name: call.name, ...where, files: outcome.files });

@@ -13,7 +13,7 @@ import type { FilledPrompt } from './manager-types.js';
 import { type RequestHost, type RequestWork, runRequest } from './request-path.js';
 import { afterUrlElicitations } from './server-requests.js';
 import { Slots } from './slots.js';
-import { asTask, callAsTask } from './tasks.js';
+import { asTask, callAsTask, followTask, taskState } from './tasks.js';
 
 /**
  * Tool calls, resource reads and prompt gets on one connection: each waits for a slot of its server
@@ -47,22 +47,33 @@ export class Requests {
     const work: RequestWork<RawToolResult> =
       connection.kind === 'local'
         ? { local: (local, context) => local.call(tool, args, context) }
-        : asTask(connection, tool)
+        : options.followTask
           ? {
               mcp: (client, call, request) =>
-                callAsTask(
+                followTask(
                   client,
-                  { name: tool, arguments: args, _meta: meta(request) },
+                  options.followTask as NonNullable<CallToolOptions['followTask']>,
                   call,
                   request,
-                ).catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
+                ),
             }
-          : {
-              mcp: (client, call, request) =>
-                client
-                  .callTool({ name: tool, arguments: args, _meta: meta(request) }, call)
-                  .catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
-            };
+          : asTask(connection, tool)
+            ? {
+                mcp: (client, call, request) =>
+                  callAsTask(
+                    client,
+                    { name: tool, arguments: args, _meta: meta(request) },
+                    call,
+                    request,
+                    options.detach,
+                  ).catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
+              }
+            : {
+                mcp: (client, call, request) =>
+                  client
+                    .callTool({ name: tool, arguments: args, _meta: meta(request) }, call)
+                    .catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
+              };
     return this.run(connection, name, options, work, secrets, slot, (result) =>
       this.outcome(result, connection.config.name, tool, secrets),
     );
@@ -77,6 +88,8 @@ export class Requests {
       server,
       tool,
     };
+    const task = (result as { [taskState]?: { taskId: string; status: string } })[taskState];
+    if (task) outcome.task = task;
     // Most results are text alone: images and files are looked for only when a block may hold one.
     if (carriesMedia(result)) {
       const images = imagesOf(result);
