@@ -10,7 +10,7 @@ import { register as registerCredentialActions } from './listeners/actions/crede
 import { register as registerElicitationActions } from './listeners/actions/elicitation.js';
 import { register as registerFeedback } from './listeners/actions/feedback.js';
 import { register as registerLongTaskActions } from './listeners/actions/long-tasks.js';
-import { register as registerScheduleActions } from './listeners/actions/schedules.js';
+import { registerRepeat, register as registerScheduleActions } from './listeners/actions/schedules.js';
 import { register as registerWorkspaceAdmin } from './listeners/actions/workspace-admin.js';
 import { register as registerAppHome } from './listeners/events/app-home.js';
 import { register as registerUninstall } from './listeners/events/uninstall.js';
@@ -337,14 +337,16 @@ export function createSlackBot({
     graceMs: config.schedules.graceMs,
     ...(now ? { now } : {}),
   });
-  registerScheduleActions(app, {
+  const scheduleDependencies = {
     people,
     logger,
     starts: connectStarts,
     store,
     ...(now ? { now } : {}),
     wake: () => void scheduler.tick().catch(() => undefined),
-  });
+  };
+  registerScheduleActions(app, scheduleDependencies);
+  registerRepeat(app, scheduleDependencies);
   registerUninstall(app, store, people, logger);
   registerAppHome(app, { people, logger, starts: connectStarts, store });
   registerWorkspaceAdmin(app, { people, logger, starts: connectStarts, store });

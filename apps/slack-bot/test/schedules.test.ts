@@ -8,6 +8,7 @@ import {
   weatherModel,
 } from '@ai-assistant/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { repeatShortcut } from '../src/listeners/actions/schedules.js';
 import { approvalActions } from '../src/slack/approvals.js';
 import { scheduleActions } from '../src/slack/schedules.js';
 import { type Harness, mentionBot, startHarness, waitFor } from './harness.js';
@@ -270,5 +271,49 @@ describe('schedules', () => {
     );
     expect(await command(running, 'schedule そのうち | 天気', { channel: 'C0GENERAL' })).toContain('毎朝8時');
     expect(await running.store.schedules.ofWorkspace('T0001')).toEqual([]);
+  }, 60_000);
+});
+
+describe('繰り返す (make recurring)', () => {
+  it('#47 the message shortcut on an answer opens a form with its question; submitting sets the schedule as the person', async () => {
+    harness = await startHarness({ env: fastTicks });
+    const running = harness;
+    const asked = await mentionBot(running, 'C0REPEAT', '東京の天気を教えて');
+    const answer = await waitFor(() =>
+      running.slack
+        .thread('C0REPEAT', asked.ts)
+        .find((message) => message.user !== 'UHUMAN01' && message.text.includes('気象庁')),
+    );
+    await running.slack.shortcut({
+      channel: 'C0REPEAT',
+      messageTs: answer.ts,
+      callbackId: repeatShortcut.callbackId,
+    });
+    const opened = await waitFor(() => running.slack.callsOf('views.open')[0]);
+    const view = opened.args.view as { callback_id: string; private_metadata: string };
+    expect(view.callback_id).toBe(repeatShortcut.modal);
+    // The question the answer answered, prefilled (without the mention).
+    expect(JSON.stringify(view)).toContain('"initial_value":"東京の天気を教えて"');
+    await running.slack.submitView({
+      callbackId: view.callback_id,
+      privateMetadata: view.private_metadata,
+      values: { when: 'そのうち', question: '東京の天気を教えて' },
+    });
+    await waitFor(() =>
+      [...running.slack.ackPayloads.values()].find((payload) => payload.response_action === 'errors'),
+    );
+    expect(await running.store.schedules.ofWorkspace('T0001')).toEqual([]);
+    await running.slack.submitView({
+      callbackId: view.callback_id,
+      privateMetadata: view.private_metadata,
+      values: { when: '平日 9:30', question: '東京の天気を教えて' },
+    });
+    const made = await eventually(async () => (await running.store.schedules.ofWorkspace('T0001'))[0]);
+    expect(made).toMatchObject({
+      owner: 'UHUMAN01',
+      channel: 'C0REPEAT',
+      cron: '30 9 * * 1-5',
+      question: '東京の天気を教えて',
+    });
   }, 60_000);
 });

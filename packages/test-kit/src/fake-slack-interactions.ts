@@ -4,7 +4,10 @@ import type { SocketMode } from './fake-slack-delivery.js';
 import { botUserId, human, type SlackState } from './fake-slack-state.js';
 import type { FakeSlack } from './fake-slack-types.js';
 
-type Interactions = Pick<FakeSlack, 'mention' | 'press' | 'pressInView' | 'submitView' | 'command'>;
+type Interactions = Pick<
+  FakeSlack,
+  'mention' | 'press' | 'pressInView' | 'submitView' | 'command' | 'shortcut'
+>;
 
 /**
  * The people's side of the fake. `push` delivers events; interactions and commands go over
@@ -108,6 +111,21 @@ export function interactions(
           private_metadata: privateMetadata,
           state: stateOf(values),
         },
+      });
+    },
+    shortcut({ channel, messageTs, callbackId, user = human }) {
+      const message = state.messages(channel).find((entry) => entry.ts === messageTs);
+      // As Slack: a message shortcut (`message_action`) carries the message, its channel and a trigger.
+      return socketMode.send('interactive', {
+        type: 'message_action',
+        ...interactionBy(user),
+        callback_id: callbackId,
+        trigger_id: `trigger-${socketMode.nextEnvelope()}`,
+        message_ts: messageTs,
+        message: { type: 'message', ...message, ts: messageTs },
+        channel: { id: channel, name: channel },
+        response_url: responseUrl(),
+        action_ts: String(Date.now() / 1000),
       });
     },
     command(text, options = {}) {

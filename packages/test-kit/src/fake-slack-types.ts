@@ -73,6 +73,13 @@ export interface FakeSlack {
     values?: Record<string, string | Record<string, unknown>>;
     callbackId?: string;
   }): Promise<string>;
+  /** A person picks one of the app's message shortcuts on a message (a `message_action` interaction). */
+  shortcut(options: {
+    channel: string;
+    messageTs: string;
+    callbackId: string;
+    user?: string;
+  }): Promise<string>;
   /** A person submits a modal (a `view_submission` interaction): `values` maps block ids to text. */
   submitView(options: {
     callbackId: string;

@@ -12,6 +12,7 @@ import { isWorkspaceAdmin } from '../../slack/admins.js';
 import { tellPrivately } from '../../slack/button-press.js';
 import { personOf } from '../../slack/people.js';
 import {
+  checkProposal,
   createFromProposal,
   proposalKind,
   readProposal,
@@ -136,4 +137,143 @@ export function register(app: App, dependencies: ScheduleActionDependencies): vo
     app.action<BlockAction<ButtonAction>>(scheduleActions[kind], onProposal(kind, dependencies));
   for (const kind of ['pause', 'resume', 'runNow', 'remove', 'stop'] as const)
     app.action<BlockAction<ButtonAction>>(scheduleActions[kind], onSchedule(kind, dependencies));
+}
+
+/** The "繰り返す" message shortcut and its modal. */
+export const repeatShortcut = { callbackId: 'schedule_repeat', modal: 'schedule_repeat_modal' } as const;
+
+/** The question behind a message: a person's own text, or (on an answer) the question it answered. */
+async function questionBehind(
+  store: Pick<Store, 'conversations'>,
+  workspace: string,
+  channel: string,
+  message: { ts: string; thread_ts?: string; text?: string; bot_id?: string },
+): Promise<string> {
+  const own = (message.text ?? '').replace(/<@[A-Z0-9]+>\s*/g, '').trim();
+  if (!message.bot_id) return own;
+  const thread = `${channel}:${message.thread_ts ?? message.ts}`;
+  const recorded = await store.conversations.thread(workspace, thread, 200).catch(() => []);
+  const asked = recorded.filter((entry) => entry.role === 'user' && entry.id < message.ts).at(-1);
+  return (asked?.text ?? '').replace(/<@[A-Z0-9]+>\s*/g, '').trim();
+}
+
+/** The modal asking when to repeat a question (the question itself editable). */
+function repeatModal(channel: string, question: string) {
+  return {
+    type: 'modal' as const,
+    callback_id: repeatShortcut.modal,
+    private_metadata: JSON.stringify({ channel }),
+    title: { type: 'plain_text' as const, text: '定期実行にする' },
+    submit: { type: 'plain_text' as const, text: '設定' },
+    close: { type: 'plain_text' as const, text: 'やめる' },
+    blocks: [
+      {
+        type: 'input',
+        block_id: 'when',
+        label: { type: 'plain_text', text: 'いつ' },
+        hint: {
+          type: 'plain_text',
+          text: '毎朝8時、平日 9:30、毎週月曜 10時、0 8 * * 1-5 など。あなたのタイムゾーンで読みます。',
+        },
+        element: {
+          type: 'plain_text_input',
+          action_id: 'value',
+          placeholder: { type: 'plain_text', text: '毎朝8時' },
+        },
+      },
+      {
+        type: 'input',
+        block_id: 'question',
+        label: { type: 'plain_text', text: '質問' },
+        element: {
+          type: 'plain_text_input',
+          action_id: 'value',
+          multiline: true,
+          max_length: 2000,
+          ...(question ? { initial_value: question.slice(0, 2000) } : {}),
+        },
+      },
+    ],
+  };
+}
+
+/** Registers "繰り返す": a message shortcut opening the modal, and the modal's submission (the person's confirmation). */
+export function registerRepeat(
+  app: App,
+  dependencies: ScheduleActionDependencies & { store: Pick<Store, 'conversations'> },
+): void {
+  app.shortcut(repeatShortcut.callbackId, async ({ ack, shortcut, client }) => {
+    await ack();
+    if (shortcut.type !== 'message_action') return;
+    try {
+      const workspace = shortcut.team?.id ?? shortcut.user.team_id ?? '';
+      const question = await questionBehind(
+        dependencies.store,
+        workspace,
+        shortcut.channel.id,
+        shortcut.message as never,
+      );
+      await client.views.open({
+        trigger_id: shortcut.trigger_id,
+        view: repeatModal(shortcut.channel.id, question) as never,
+      });
+    } catch (error) {
+      dependencies.logger.warn({ error }, 'could not open the repeat modal');
+    }
+  });
+  app.view(repeatShortcut.modal, async ({ ack, body, view, client }) => {
+    const value = (block: string) => String(view.state.values[block]?.value?.value ?? '').trim();
+    const person = personOf({ team: body.team?.id ?? body.user.team_id, user: body.user.id });
+    let channel = '';
+    try {
+      channel = String((JSON.parse(view.private_metadata || '{}') as { channel?: unknown }).channel ?? '');
+    } catch {
+      // A forged submission: no channel, refused below.
+    }
+    try {
+      const proposal = await checkProposal(
+        client,
+        person.user,
+        person.workspace,
+        { when: value('when'), question: value('question') },
+        channel,
+      );
+      if (!proposal.question) {
+        await ack({ response_action: 'errors', errors: { question: '質問を書いてください。' } });
+        return;
+      }
+      const created = await createFromProposal(
+        dependencies.store,
+        proposal,
+        [],
+        dependencies.now?.() ?? new Date(),
+      );
+      if (typeof created === 'string') {
+        await ack({ response_action: 'errors', errors: { when: created.slice(0, 150) } });
+        return;
+      }
+      await ack({
+        response_action: 'update',
+        view: {
+          type: 'modal',
+          title: { type: 'plain_text', text: '定期実行にする' },
+          close: { type: 'plain_text', text: '閉じる' },
+          blocks: [
+            {
+              type: 'section',
+              text: {
+                type: 'mrkdwn',
+                text: `✅ Scheduled: ${whenLine(created.description, created.cron, created.timeZone, created.nextRunAt)} in <#${created.channel}>.`,
+              },
+            },
+          ],
+        },
+      });
+    } catch (error) {
+      await ack({
+        response_action: 'errors',
+        errors: { when: (error instanceof Error ? error.message : String(error)).slice(0, 150) },
+      });
+    }
+  });
 }
