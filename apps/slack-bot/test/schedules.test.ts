@@ -317,3 +317,61 @@ describe('繰り返す (make recurring)', () => {
     });
   }, 60_000);
 });
+
+describe('schedules in App Home', () => {
+  const published = (running: Harness, user: string) =>
+    running.slack
+      .callsOf('views.publish')
+      .filter((call) => call.args.user_id === user)
+      .map((call) => JSON.stringify(call.args.view))
+      .at(-1);
+  const openHome = (running: Harness, user: string) =>
+    running.slack.push({
+      type: 'app_home_opened',
+      user,
+      channel: 'D0HOME',
+      tab: 'home',
+      event_ts: '1700000000.000100',
+    });
+
+  it('#47 the owner sees next run and last result and pauses; an admin sees the workspace’s and stops any; a member cannot', async () => {
+    const clock = testClock('2026-11-27T22:00:00Z');
+    harness = await startHarness({ now: clock.now, env: fastTicks });
+    const running = harness;
+    running.slack.setPerson('U0ADMIN', { admin: true });
+    await command(running, 'schedule 毎朝8時 | 東京の天気を教えて', { channel: 'C0HOMES' });
+    const [made] = await running.store.schedules.ofOwner('T0001', 'UHUMAN01');
+    await openHome(running, 'UHUMAN01');
+    const mine = await waitFor(() => published(running, 'UHUMAN01'));
+    expect(mine).toContain('Your schedules');
+    expect(mine).toContain('next: 11/28(土) 08:00 (Asia/Tokyo) · not run yet');
+    expect(mine).toContain(scheduleActions.pause);
+    await running.slack.pressInView({ actionId: scheduleActions.pause, value: made?.id ?? '' });
+    await eventually(async () =>
+      (await running.store.schedules.get(made?.id ?? ''))?.state === 'paused' ? true : undefined,
+    );
+
+    // Someone else's Stop does nothing; an admin's stops it (they see the workspace's schedules).
+    await running.slack.pressInView({ actionId: scheduleActions.stop, value: made?.id ?? '', user: 'U0BOB' });
+    await running.slack.pressInView({
+      actionId: scheduleActions.remove,
+      value: made?.id ?? '',
+      user: 'U0BOB',
+    });
+    await openHome(running, 'U0ADMIN');
+    const admin = await waitFor(() => published(running, 'U0ADMIN'));
+    expect(admin).toContain('Workspace schedules');
+    expect(admin).toContain(scheduleActions.stop);
+    expect(await running.store.schedules.get(made?.id ?? '')).toMatchObject({ state: 'paused' });
+    await running.slack.pressInView({
+      actionId: scheduleActions.stop,
+      value: made?.id ?? '',
+      user: 'U0ADMIN',
+    });
+    const stopped = await eventually(async () => {
+      const row = await running.store.schedules.get(made?.id ?? '');
+      return row?.state === 'stopped' ? row : undefined;
+    });
+    expect(stopped.stoppedReason).toContain('stopped by admin U0ADMIN');
+  }, 60_000);
+});
