@@ -418,7 +418,7 @@ export function createSlackBot({
     async stop(graceMs = 10_000) {
       // Running answers get the grace period; then what still runs is aborted with a word in its thread.
       const drained = answering.stop(graceMs);
-      const schedulesStopped = Promise.all([scheduler.stop(), longTasks.stop()]);
+      const schedulesStopped = Promise.all([scheduler.stop(graceMs), longTasks.stop()]);
       if (config.appToken)
         await app.stop().catch((error: unknown) => logger.warn({ error }, 'receiver did not stop cleanly'));
       await new Promise<void>((resolve) => server.close(() => resolve()));

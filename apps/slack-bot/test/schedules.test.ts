@@ -200,7 +200,11 @@ describe('schedules', () => {
       const results = messages.filter((message) => message.role === 'tool');
       if (results.length === 0 && tools.includes('mcp__crm__whoami'))
         return completion(request, { toolCall: { name: 'mcp__crm__whoami', arguments: {} } });
-      if (results.length === 1 && tools.includes('mcp__records__delete_record'))
+      if (
+        results.length === 1 &&
+        !results[0]?.content?.startsWith('Error') &&
+        tools.includes('mcp__records__delete_record')
+      )
         return completion(request, {
           toolCall: { name: 'mcp__records__delete_record', arguments: { id: 'R1' } },
         });
@@ -237,6 +241,23 @@ describe('schedules', () => {
     const posted = await waitFor(() => scheduledPosts(running, 'C0OPS')[0]);
     expect(posted.text).toContain('you are alice');
     expect(posted.text).toContain('deleted with {"id":"R1"}');
+    expect(remote.calls.map((call) => call.owner)).toEqual(['alice']);
+
+    // Someone who never connected crm: the run posts, and they get a DM with a Reconnect button.
+    running.slack.setPerson('U0CAROL', {});
+    await command(running, 'schedule 毎朝9時 | 顧客を整理して', { channel: 'C0OPS', user: 'U0CAROL' });
+    clock.set('2026-11-28T00:00:00Z');
+    expect(await running.bot.schedules.tick()).toMatchObject({ claimed: 1 });
+    const told = await waitFor(() =>
+      running.slack
+        .callsOf('chat.postMessage')
+        .find(
+          (call) =>
+            call.args.channel === 'D0CAROL' &&
+            JSON.stringify(call.args.blocks ?? []).includes('credential_connect'),
+        ),
+    );
+    expect(String(told.args.text)).toContain('`crm` にはあなたの接続が必要です');
     expect(remote.calls.map((call) => call.owner)).toEqual(['alice']);
   }, 60_000);
 

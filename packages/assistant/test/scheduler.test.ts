@@ -143,4 +143,29 @@ describe('the scheduler', () => {
     expect(await store.schedules.get(unposted.id)).toMatchObject({ lastStatus: 'posted' });
     await scheduler.stop();
   });
+
+  it('#47 a replica that stops mid-run leaves the run for a takeover instead of recording it failed', async () => {
+    const schedules = (await open()).schedules;
+    const now = new Date('2026-11-27T23:00:00Z');
+    const made = await schedules.create({ ...base, nextRunAt: now });
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const scheduler = new Scheduler({
+      schedules,
+      logger: recordingLogger(),
+      now: () => now,
+      run: (occurrence) =>
+        new Promise((_, reject) => {
+          started();
+          occurrence.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+        }),
+    });
+    await scheduler.tick();
+    await running;
+    await scheduler.stop(0);
+    expect(await schedules.runsOf(made.id)).toEqual([{ dueAt: now, state: 'running' }]);
+    expect((await schedules.get(made.id))?.lastStatus).toBeUndefined();
+  });
 });

@@ -12,6 +12,8 @@ import { escapeSlackText, markdownToMrkdwn } from '../format/slack-text.js';
 import { splitMessage } from '../format/split-message.js';
 import { slackErrorCode } from './answer.js';
 import type { SlackApprovals } from './approvals.js';
+import { button } from './buttons.js';
+import { credentialActions } from './people.js';
 import { ToolFiles } from './tool-files.js';
 
 type WebClient = App['client'];
@@ -142,6 +144,7 @@ export class ScheduledRuns {
         asker: schedule.owner,
         workspace: schedule.workspace,
         client,
+        signal: occurrence.signal,
       });
     };
     const images: Array<{ tool: string; images: ImageContent[] }> = [];
@@ -154,6 +157,7 @@ export class ScheduledRuns {
         history: [],
         userMessage: schedule.question,
         approve,
+        signal: occurrence.signal,
         ...(this.options.onTaskDetached ? { detachTasks: true } : {}),
         onEvent: (event) => {
           if (event.type === 'task_detached')
@@ -164,6 +168,8 @@ export class ScheduledRuns {
         },
       });
     } catch (error) {
+      // The replica stops: the run is left for another to take over (nothing was posted).
+      if (occurrence.signal.aborted) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       await this.tell(
         client,
@@ -223,12 +229,16 @@ export class ScheduledRuns {
           `⚠️ 定期実行「${escapeSlackText(schedule.description)}」は投稿されましたが、うまくいかなかったことがあります:`,
           ...[...needsCredential].map(
             (server) =>
-              `• \`${escapeSlackText(server)}\` にはあなたの接続が必要です（切れたか期限切れ）: \`/assistant connect ${escapeSlackText(server)}\` で接続し直してください`,
+              `• \`${escapeSlackText(server)}\` にはあなたの接続が必要です（未接続か、期限切れ・取り消し）`,
           ),
           ...failed.map(
             (name) => `• ツール \`${escapeSlackText(name)}\` が失敗しました（サーバーの停止など）`,
           ),
         ].join('\n'),
+        // A Reconnect button per server, as under an answer (it opens the connect form or sign-in).
+        [...needsCredential]
+          .slice(0, 5)
+          .map((server) => button(`Reconnect ${server}`, credentialActions.connectButton, server, 'primary')),
       );
     return { state: 'posted', messageTs: ts, detail: `posted in <#${id(schedule.channel)}>` };
   }
@@ -281,10 +291,23 @@ export class ScheduledRuns {
     client: WebClient,
     thread: () => Promise<{ channel: string; ts: string }>,
     text: string,
+    buttons: Array<ReturnType<typeof button>> = [],
   ): Promise<void> {
     try {
       const place = await thread();
-      await client.chat.postMessage({ channel: place.channel, thread_ts: place.ts, text });
+      await client.chat.postMessage({
+        channel: place.channel,
+        thread_ts: place.ts,
+        text,
+        ...(buttons.length > 0
+          ? {
+              blocks: [
+                { type: 'section', text: { type: 'mrkdwn', text: text.slice(0, 3000) } },
+                { type: 'actions', block_id: 'credential', elements: buttons },
+              ],
+            }
+          : {}),
+      });
     } catch (error) {
       this.options.logger.warn({ error }, 'could not tell a schedule’s owner');
     }

@@ -9,6 +9,11 @@ export interface Occurrence {
   /** Whether a replica that died had claimed it first. */
   takenOver: boolean;
   /**
+   * Fires when this replica stops: the run should end at once. A run that ends so is left unrecorded,
+   * for a replica (this one restarted, or another) to take over.
+   */
+  signal: AbortSignal;
+  /**
    * Call just before the one post that makes the occurrence visible: false when it must not post (the
    * schedule was paused or deleted meanwhile, or the run is no longer this replica's).
    */
@@ -62,6 +67,7 @@ export const defaultGraceMs = 15 * 60_000;
  */
 export class Scheduler {
   private readonly running = new Set<Promise<void>>();
+  private readonly shutdown = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<TickReport> | undefined;
   private stopped = false;
@@ -161,6 +167,7 @@ export class Scheduler {
       schedule,
       dueAt,
       takenOver,
+      signal: this.shutdown.signal,
       beginPosting: async () => {
         const current = await schedules.get(schedule.id);
         if (current?.state !== 'active') return false;
@@ -172,6 +179,14 @@ export class Scheduler {
       try {
         result = await this.options.run(occurrence);
       } catch (error) {
+        if (this.shutdown.signal.aborted) {
+          // Stopped mid-run: left as it is, taken over after this replica stops.
+          logger.info(
+            { schedule: schedule.id },
+            'a scheduled run stopped with the replica; another takes it over',
+          );
+          return;
+        }
         logger.error({ schedule: schedule.id, error }, 'a scheduled run failed');
         result = { state: 'failed', detail: error instanceof Error ? error.message : String(error) };
       }
@@ -202,11 +217,16 @@ export class Scheduler {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  /** Stops ticking and waits for the runs in progress. */
-  async stop(): Promise<void> {
+  /**
+   * Stops ticking; runs in progress get `graceMs` to end, then their signal fires (those that end so are
+   * taken over later, by this replica restarted or another).
+   */
+  async stop(graceMs = 0): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     await this.ticking?.catch(() => undefined);
+    const grace = setTimeout(() => this.shutdown.abort(), graceMs);
     await this.settled();
+    clearTimeout(grace);
   }
 }
