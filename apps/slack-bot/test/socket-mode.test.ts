@@ -39,6 +39,7 @@ describe('Slack app over Socket Mode, end to end on loopback', () => {
     };
     expect(first.tools.map((tool) => tool.function.name).sort()).toEqual([
       'host__get_conversation_history',
+      'host__propose_schedule',
       'mcp__weather__get_weather',
     ]);
     expect(first.messages.at(-1)?.content).toBe('東京の天気を教えて');

@@ -234,7 +234,7 @@ export interface LongTasksTable {
   /** The model-facing tool name the task was started with. */
   tool_name: string;
   task_id: string;
-  /** The app's place for its result (the Slack app: channel and thread). */
+  /** The app's place for its result (its own key, such as a channel and a thread). */
   place: string;
   /** The app's message that says it runs (with its Cancel button), once posted. */
   message_ref: string | null;
