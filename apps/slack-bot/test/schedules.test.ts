@@ -102,6 +102,28 @@ describe('schedules', () => {
     expect(scheduledPosts(running, 'C0GENERAL')).toHaveLength(1);
   }, 60_000);
 
+  it('#47 in New York the same 08:00 follows daylight saving: 13:00 UTC before the spring change, 12:00 UTC after', async () => {
+    const clock = testClock('2027-03-13T05:00:00Z'); // Saturday, midnight in New York (EST)
+    harness = await startHarness({ now: clock.now, env: fastTicks });
+    const running = harness;
+    running.slack.setPerson('U0NEWYORK', { tz: 'America/New_York' });
+    const answer = await command(running, 'schedule every day at 8am | 東京の天気を教えて', {
+      channel: 'C0NY',
+      user: 'U0NEWYORK',
+    });
+    expect(answer).toContain('America/New_York');
+    const [made] = await running.store.schedules.ofOwner('T0001', 'U0NEWYORK');
+    expect(made?.nextRunAt).toEqual(new Date('2027-03-13T13:00:00Z'));
+    clock.set('2027-03-13T13:00:00Z');
+    expect(await running.bot.schedules.tick()).toMatchObject({ claimed: 1 });
+    await running.bot.schedules.settled();
+    // Clocks go forward on 2027-03-14: the next 08:00 is an hour earlier in UTC.
+    expect((await running.store.schedules.get(made?.id ?? ''))?.nextRunAt).toEqual(
+      new Date('2027-03-14T12:00:00Z'),
+    );
+    expect(scheduledPosts(running, 'C0NY')).toHaveLength(1);
+  }, 60_000);
+
   it('#47 the model proposes, only the asker confirms; paused and deleted schedules never run', async () => {
     const clock = testClock('2026-11-27T22:00:00Z');
     harness = await startHarness({ now: clock.now, env: fastTicks });
@@ -259,6 +281,34 @@ describe('schedules', () => {
     );
     expect(String(told.args.text)).toContain('`crm` にはあなたの接続が必要です');
     expect(remote.calls.map((call) => call.owner)).toEqual(['alice']);
+  }, 60_000);
+
+  it('#47 a run past its owner’s budget posts nothing and tells them why in a DM', async () => {
+    const clock = testClock('2026-11-27T22:00:00Z');
+    harness = await startHarness({
+      now: clock.now,
+      env: { ...fastTicks, USAGE_LIMIT_TOKENS_PER_PERSON_DAY: '10' },
+    });
+    const running = harness;
+    const first = await mentionBot(running, 'C0BUDGET', '東京の天気は？');
+    await waitFor(() =>
+      running.slack.thread('C0BUDGET', first.ts).find((message) => message.text.includes('気象庁')),
+    );
+    await command(running, 'schedule 毎朝8時 | 東京の天気を教えて', { channel: 'C0BUDGET' });
+    const modelCalls = running.llm.requests.length;
+    clock.set('2026-11-27T23:00:00Z');
+    expect(await running.bot.schedules.tick()).toMatchObject({ claimed: 1 });
+    const told = await waitFor(() =>
+      running.slack
+        .callsOf('chat.postMessage')
+        .find((call) => call.args.channel === 'DHUMAN01' && String(call.args.text).includes('失敗しました')),
+    );
+    expect(String(told.args.text)).toMatch(/budget of 10 model tokens/);
+    await running.bot.schedules.settled();
+    const [row] = await running.store.schedules.ofOwner('T0001', 'UHUMAN01');
+    expect(row).toMatchObject({ lastStatus: 'failed' });
+    expect(scheduledPosts(running, 'C0BUDGET')).toEqual([]);
+    expect(running.llm.requests.length).toBe(modelCalls);
   }, 60_000);
 
   it('#47 a schedule whose owner left stops before it runs, and the workspace admins are told', async () => {

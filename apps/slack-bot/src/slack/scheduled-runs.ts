@@ -178,6 +178,15 @@ export class ScheduledRuns {
       );
       return { state: 'failed', detail: reason.slice(0, 300) };
     }
+    if (result.refused) {
+      // A budget or the rate refused the run: nothing is posted; the owner is told why.
+      await this.tell(
+        client,
+        directThread,
+        `⚠️ 定期実行「${escapeSlackText(schedule.description)}」は実行されませんでした（失敗しました）: ${escapeSlackText(result.text).slice(0, 500)}`,
+      );
+      return { state: 'failed', detail: result.text.slice(0, 300) };
+    }
     if (!(await occurrence.beginPosting()))
       return { state: 'skipped', detail: 'paused or deleted while it ran; nothing was posted' };
     const chunks = splitMessage(markdownToMrkdwn(result.text.trim() || '（回答が空でした）'));

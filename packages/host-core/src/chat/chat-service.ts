@@ -386,6 +386,7 @@ function refusedTurn(input: RespondInput, message: string): RespondResult {
   return {
     usedTools: [...(input.usedTools ?? [])],
     text: message,
+    refused: 'usage',
     trace: [],
     rounds: 0,
     limitReached: false,

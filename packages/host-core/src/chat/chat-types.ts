@@ -213,6 +213,8 @@ export interface RespondResult {
    * turn, which keeps offering them while the catalog is chosen from.
    */
   usedTools: string[];
+  /** Set when the budgets or the rate refused the turn: `text` says why, and the model was not called. */
+  refused?: 'usage';
 }
 
 /** Options of {@link ChatService}. */
