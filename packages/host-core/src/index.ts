@@ -114,14 +114,18 @@ export {
   oauthStoreOver,
 } from './oauth/oauth-store.js';
 export { environmentSecrets, Redactor } from './redaction.js';
-export type {
-  ElicitationAnswer,
-  ElicitationRequest,
-  RequestTokens,
-  SamplingAnswer,
-  SamplingRequest,
-  ToolHost,
-  ToolProgress,
+export {
+  type AppResource,
+  type AppTool,
+  type AppToolResult,
+  type ElicitationAnswer,
+  type ElicitationRequest,
+  maxAppResultBytes,
+  type RequestTokens,
+  type SamplingAnswer,
+  type SamplingRequest,
+  type ToolHost,
+  type ToolProgress,
 } from './tool-host.js';
 export { type BuiltinImplementation, builtinTools } from './tools/builtin-tools.js';
 export { compileOpenApi, OpenApiSpecError } from './tools/openapi-tools.js';

@@ -11,7 +11,7 @@ import type {
 import type { Person } from './mcp/person.js';
 import type { PersonKey } from './mcp/personal-pool.js';
 import type { OAuthService } from './oauth/oauth-service.js';
-import type { ToolHost } from './tool-host.js';
+import type { AppResource, AppTool, ToolHost } from './tool-host.js';
 
 /**
  * One person's view of MCP for one turn, slash command or pane: the loop's {@link ToolHost} plus the
@@ -43,6 +43,27 @@ export interface McpView extends ToolHost {
     context?: Record<string, string>,
     options?: CallToolOptions,
   ): Promise<string[]>;
+  /**
+   * MCP Apps, for the host's own page and never a model: a tool of `server` its App's view may call
+   * (`_meta.ui.visibility` lists "app", app-only tools included), with whether a person must approve it.
+   */
+  appTool(server: string, tool: string): AppTool | undefined;
+  /**
+   * MCP Apps: calls one of `appTool`'s tools for an App's view, on the path every call takes (timeout,
+   * this view's credentials, redaction); the result as the server sent it is `outcome.app.result`.
+   * Approval is the caller's to ask first. Throws as `callTool` does.
+   */
+  callAppTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: CallToolOptions,
+  ): Promise<ToolCallOutcome>;
+  /**
+   * MCP Apps: reads a resource of `server` as the server sent it (an App's `ui://` view, or what the
+   * view reads), redacted; for the host's page only, never a model's context.
+   */
+  readAppResource(server: string, uri: string, options?: CallToolOptions): Promise<AppResource>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ImageContent, JsonSchema, ToolDefinition, ToolFile } from '@ai-assistant/chat-types';
+import type { ImageContent, JsonSchema, ToolDefinition, ToolFile, ToolHints } from '@ai-assistant/chat-types';
 
 /**
  * The seam where the chat loop meets the tools: what `ChatService` needs, and nothing more.
@@ -77,6 +77,12 @@ export interface CallToolOptions {
    * it still works (`task.status` `working`). With `cancel`, cancels it on the server.
    */
   followTask?: { taskId: string; cancel?: boolean; waitMs?: number };
+  /**
+   * Keep the result as the server sent it (`ToolCallOutcome.app`), for an MCP Apps view: the host's
+   * page hands it to the view. Results of tools that declare a view (`_meta.ui.resourceUri`) always
+   * keep it.
+   */
+  appResult?: boolean;
 }
 
 /** A server asks the person for input: a form built from a flat schema, or a page to open. */
@@ -138,6 +144,48 @@ export interface ToolCallOutcome {
    * follow ended it (`cancelled`, `failed`): its id and status.
    */
   task?: { taskId: string; status: string };
+  /**
+   * For an MCP Apps view: the view the tool declares (`_meta.ui.resourceUri`), and its result as the
+   * server sent it, redacted, when it is at most {@link maxAppResultBytes}. Never for a model.
+   */
+  app?: { resourceUri?: string; result?: AppToolResult };
+}
+
+/** A tool result as an MCP Apps view reads it (`ui/notifications/tool-result`, `tools/call`). */
+export interface AppToolResult {
+  content: unknown[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+/** The largest tool result kept for an App's view, serialized (larger ones are called again by the page). */
+export const maxAppResultBytes = 512 * 1024;
+
+/**
+ * A tool of a server as an MCP Apps view may call it: the tools its `_meta.ui.visibility` lists "app"
+ * for (the default), app-only ones included, with whether a person must approve each call.
+ */
+export interface AppTool {
+  server: string;
+  tool: string;
+  description: string;
+  inputSchema: JsonSchema;
+  hints: ToolHints;
+  needsApproval: boolean;
+  /** The view it declares (`_meta.ui.resourceUri`), if any. */
+  resourceUri?: string;
+}
+
+/** A resource as an MCP Apps view (or the host's page for it) reads it: the server's contents, redacted. */
+export interface AppResource {
+  contents: Array<{
+    uri: string;
+    mimeType?: string;
+    text?: string;
+    blob?: string;
+    _meta?: Record<string, unknown>;
+  }>;
 }
 
 /** A tool to call with the user's message before the first model call. */

@@ -7,7 +7,13 @@ import type {
   ToolHints,
 } from '@ai-assistant/chat-types';
 import type { SemanticRanker, ToolChoiceSettings } from '../choice/tool-choice.js';
-import type { ElicitationAnswer, ElicitationRequest, RequestTokens, ToolHost } from '../tool-host.js';
+import type {
+  AppToolResult,
+  ElicitationAnswer,
+  ElicitationRequest,
+  RequestTokens,
+  ToolHost,
+} from '../tool-host.js';
 import type { SamplingLimits } from './server-questions.js';
 
 /**
@@ -90,6 +96,22 @@ export type ChatEvent =
       server?: string;
       tool?: string;
       taskId: string;
+    }
+  /**
+   * A tool with an MCP Apps view returned (`_meta.ui.resourceUri`): an app may offer the view. `result`
+   * is the result as the server sent it (redacted; absent when too large), `summary` the text the model
+   * read; `arguments` as shown (redacted).
+   */
+  | {
+      type: 'tool_view';
+      callId: string;
+      name: string;
+      server: string;
+      tool: string;
+      resourceUri: string;
+      arguments: Record<string, unknown>;
+      summary: string;
+      result?: AppToolResult;
     }
   /** A server asked the person for input in the middle of a tool call. */
   | { type: 'elicitation'; server: string; mode: 'form' | 'url' }

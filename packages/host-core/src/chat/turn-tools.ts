@@ -287,6 +287,18 @@ export class TurnTools {
           if (images) emit({ type: 'tool_images', callId: call.id, name: call.name, ...where, images });
           if (outcome.files)
             emit({ type: 'tool_files', callId: call.id, name: call.name, ...where, files: outcome.files });
+          if (outcome.app?.resourceUri && target)
+            emit({
+              type: 'tool_view',
+              callId: call.id,
+              name: call.name,
+              server: target.server,
+              tool: target.tool,
+              resourceUri: outcome.app.resourceUri,
+              arguments: shownArguments,
+              summary: content,
+              ...(outcome.app.result ? { result: outcome.app.result } : {}),
+            });
         }
       }
     } catch (error) {

@@ -3,6 +3,8 @@ import type { RemoteServerConfig, ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
 import type { OAuthService } from '../oauth/oauth-service.js';
 import type { Redactor } from '../redaction.js';
+import type { AppResource, AppTool } from '../tool-host.js';
+import { appToolOf } from './app-views.js';
 import { promptsOf, resourceServersOf, resourcesOf, templatesOf } from './catalog.js';
 import {
   type Connection,
@@ -32,7 +34,7 @@ import { hostConnection, resourceTools } from './resource-tools.js';
 import { instructionsOf, statusOf, unavailableOf } from './server-status.js';
 import { onFirstUse, type SharedStarts } from './shared-starts.js';
 import type { Supervisor } from './supervisor.js';
-import { autoContextTools, ToolIndex, warnOnManyTools } from './tool-index.js';
+import { autoContextTools, modelName, ToolIndex, warnOnManyTools } from './tool-index.js';
 
 export * from './manager-types.js';
 
@@ -183,6 +185,35 @@ export class McpClientManager {
   ): Promise<string[]> {
     const connection = this.connectionOf(server, `prompt ${prompt}`);
     return this.requests.completePromptArgument(connection, prompt, argument, context, options);
+  }
+
+  /** MCP Apps: a tool of `server` its App's view may call (app-only ones included). */
+  appTool(server: string, tool: string): AppTool | undefined {
+    const connection = this.connections.get(server);
+    return connection ? appToolOf(connection, tool) : undefined;
+  }
+
+  /** MCP Apps: calls a tool for an App's view; its result as sent is `outcome.app.result`. */
+  callAppTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions = {},
+  ): Promise<ToolCallOutcome> {
+    const connection = this.connections.get(server);
+    if (!connection || !this.appTool(server, tool)) return Promise.reject(toolNotFound(`${server}: ${tool}`));
+    const name = modelName(connection, tool);
+    const kept = { ...options, appResult: true };
+    if (connection.kind === 'local' || (connection.state === 'connected' && !onFirstUse(connection)))
+      return this.requests.callTool(connection, tool, name, args, kept);
+    return this.starts.use(connection, name, kept, (left) =>
+      this.requests.callTool(connection, tool, name, args, left),
+    );
+  }
+
+  /** MCP Apps: reads a resource (an App's `ui://` view included) as sent, for the host's page only. */
+  async readAppResource(server: string, uri: string, options: CallToolOptions = {}): Promise<AppResource> {
+    return this.requests.readForApp(this.connectionOf(server, `read_resource ${uri}`), uri, options);
   }
 
   /** A configured remote server's config (for connecting it with OAuth). */

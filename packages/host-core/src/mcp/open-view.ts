@@ -78,6 +78,8 @@ export async function openView(person: Person, manager: ViewOpening): Promise<Mc
           `${connection.config.name}\u0000${person.workspace}\u0000${person.user}`,
         ),
       ),
+    readOn: (connection, uri, options) =>
+      manager.pool.use(connection, () => manager.requests.readForApp(connection, uri, options)),
     warn: (fields, message) => manager.logger.warn(fields, message),
   };
   return new PersonView(source, person, own);

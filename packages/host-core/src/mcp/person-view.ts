@@ -2,6 +2,8 @@ import type { ToolDefinition } from '@ai-assistant/chat-types';
 import type { ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
 import { grantSecrets, parseGrant } from '../oauth/grant.js';
+import type { AppResource, AppTool } from '../tool-host.js';
+import { appToolOf } from './app-views.js';
 import type { Connection } from './connection.js';
 import { credentialsNeeded, toolNotFound } from './errors.js';
 import type { RequestTokens } from './header-templates.js';
@@ -232,6 +234,70 @@ export class PersonView implements McpView {
     return this.source.shared
       .callTool(name, args, this.optionsFor(shared.server, options))
       .then(hidden, hiddenError);
+  }
+
+  appTool(server: string, tool: string): AppTool | undefined {
+    const chosen = this.person.approvals?.get(server);
+    const own = this.personal.find((connection) => connection.config.name === server);
+    if (own) return appToolOf(own, tool, chosen);
+    if (!this.byName.has(server) || !this.enabled(server) || this.unconnected(server)) return undefined;
+    const shared = this.source.shared.appTool(server, tool);
+    if (!shared || !chosen) return shared;
+    // The operator's server: the stricter of the operator's and the admins' policies.
+    return { ...shared, needsApproval: shared.needsApproval || needsApproval(chosen, tool, shared.hints) };
+  }
+
+  callAppTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions = {},
+  ): Promise<ToolCallOutcome> {
+    const hidden = (outcome: ToolCallOutcome): ToolCallOutcome => ({
+      ...outcome,
+      text: this.redact(outcome.text),
+      ...(outcome.app ? { app: this.redact(outcome.app) } : {}),
+    });
+    const hiddenError = (error: unknown): never => {
+      if (error instanceof Error) error.message = this.redact(error.message);
+      throw error;
+    };
+    const name = `${server}: ${tool}`;
+    if (this.unconnected(server)) return Promise.reject(credentialsNeeded(name, server, ['token']));
+    if (!this.appTool(server, tool)) return Promise.reject(toolNotFound(name));
+    const own = this.personal.find((connection) => connection.config.name === server);
+    const kept = { ...options, appResult: true };
+    if (own)
+      return this.source
+        .callOn(own, tool, name, args, this.optionsFor(undefined, kept))
+        .then(hidden, hiddenError);
+    return this.source.shared
+      .callAppTool(server, tool, args, this.optionsFor(server, kept))
+      .then(hidden, hiddenError);
+  }
+
+  async readAppResource(server: string, uri: string, options: CallToolOptions = {}): Promise<AppResource> {
+    if (this.unconnected(server))
+      throw credentialsNeeded(`${server}: read_resource ${uri}`, server, ['token']);
+    const own = this.personal.find((connection) => connection.config.name === server);
+    if (own) return this.redact(await this.source.readOn(own, uri, this.optionsFor(undefined, options)));
+    this.reachable(server, `read_resource ${uri}`);
+    return this.redact(
+      await this.source.shared.readAppResource(server, uri, this.optionsFor(server, options)),
+    );
+  }
+
+  /** A per-person server of the workspace this person has not connected. */
+  private unconnected(server: string): boolean {
+    const config = this.byName.get(server);
+    return (
+      config !== undefined &&
+      !config.disabled &&
+      config.connection === 'per_user' &&
+      this.enabled(server) &&
+      this.person.credentials[server] === undefined &&
+      !this.personal.some((connection) => connection.config.name === server)
+    );
   }
 
   unavailableTool(name: string): Error | undefined {

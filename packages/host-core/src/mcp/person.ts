@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/mcp-config.js';
 import type { McpView } from '../mcp-host.js';
+import type { AppResource } from '../tool-host.js';
 import type { Connection } from './connection.js';
 import type { RawToolResult } from './format-tool-result.js';
 import type {
@@ -80,6 +81,8 @@ export interface ViewSource {
     args: Record<string, unknown>,
     options: CallToolOptions,
   ): Promise<ToolCallOutcome>;
+  /** Reads a resource for an App's view on one of the person's own connections. */
+  readOn(connection: Connection, uri: string, options: CallToolOptions): Promise<AppResource>;
   warn(fields: Record<string, unknown>, message: string): void;
 }
 

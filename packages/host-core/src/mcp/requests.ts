@@ -1,6 +1,7 @@
 import type { Redactor } from '../redaction.js';
 import { traceContext, withTraceContext } from '../telemetry.js';
-import type { CallToolOptions, ToolCallOutcome } from '../tool-host.js';
+import type { AppResource, CallToolOptions, ToolCallOutcome } from '../tool-host.js';
+import { appResultOf, viewUriOf } from './app-views.js';
 import type { Connection, InFlightRequest } from './connection.js';
 import {
   carriesMedia,
@@ -74,9 +75,29 @@ export class Requests {
                     .callTool({ name: tool, arguments: args, _meta: meta(request) }, call)
                     .catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
               };
-    return this.run(connection, name, options, work, secrets, slot, (result) =>
-      this.outcome(result, connection.config.name, tool, secrets),
+    return this.run(connection, name, options, work, secrets, slot, (result) => {
+      const outcome = this.outcome(result, connection.config.name, tool, secrets);
+      // MCP Apps: the view's page gets the result as the server sent it (the model never does).
+      const resourceUri = connection.kind === 'mcp' ? viewOf(connection, tool) : undefined;
+      if (resourceUri || options.appResult) {
+        const kept = appResultOf(result, this.redactor, secrets);
+        outcome.app = { ...(resourceUri ? { resourceUri } : {}), ...(kept ? { result: kept } : {}) };
+      }
+      return outcome;
+    });
+  }
+
+  /** Reads a resource as the server sent it, redacted (an App's view and what it reads; never a model's). */
+  async readForApp(connection: Connection, uri: string, options: CallToolOptions): Promise<AppResource> {
+    const secrets: string[] = [];
+    const result = await this.run(
+      connection,
+      `read_resource ${uri}`,
+      options,
+      { mcp: (client, call, request) => client.readResource({ uri, _meta: meta(request) }, call) },
+      secrets,
     );
+    return this.redactor.redactValue({ contents: result.contents }, secrets) as AppResource;
   }
 
   /** A tool's result as the caller reads it: text within the budget, redacted; images and files. */
@@ -202,6 +223,11 @@ export class Requests {
   ): Promise<R> {
     return runRequest(connection, what, options, work, this.host, secrets, slot, finish);
   }
+}
+
+/** The MCP Apps view a connection's tool declares, if any. */
+function viewOf(connection: Connection, tool: string): string | undefined {
+  return viewUriOf(connection.tools.find((candidate) => candidate.name === tool));
 }
 
 /**
