@@ -5,6 +5,7 @@ import { App, HTTPReceiver, LogLevel, webApi } from '@slack/bolt';
 import { InstallProvider } from '@slack/oauth';
 import type { BotConfig } from './config.js';
 import { createHttpServer, healthReport, listen } from './http-server.js';
+import { register as registerAppViews } from './listeners/actions/app-views.js';
 import { register as registerApprovalActions } from './listeners/actions/approval.js';
 import { register as registerCredentialActions } from './listeners/actions/credentials.js';
 import { register as registerElicitationActions } from './listeners/actions/elicitation.js';
@@ -121,6 +122,16 @@ export function createSlackBot({
   // Connect links lead to the bot's start page, which says whose account is being connected.
   const connectStarts = new ConnectStarts(store.sealed, config.publicUrl, now);
   let slackConnection: SlackConnectionState = { state: 'starting', reason: 'not started' };
+  // MCP Apps views: Open under a result with a view, and its pages under /apps/ (with PUBLIC_URL).
+  const appViews = registerAppViews(app, {
+    store,
+    people,
+    publicUrl: config.publicUrl,
+    logger,
+    clientFor: (workspace) => clientFor(workspace),
+    followUp: (question) => accept(question),
+    ...(now ? { now } : {}),
+  });
   const server = createHttpServer({
     health: async () =>
       healthReport(
@@ -136,6 +147,7 @@ export function createSlackBot({
       ),
     ...(receiver ? { slack: receiver.requestListener } : {}),
     pages: {
+      ...appViews.pages,
       ...(installer && installOptions
         ? {
             '/slack/install': (request, response) =>
@@ -168,7 +180,10 @@ export function createSlackBot({
           }
         : {}),
     },
-    ...(config.publicUrl ? { forms: { '/oauth/start': connectStarts.confirm(logger) } } : {}),
+    forms: {
+      ...appViews.forms,
+      ...(config.publicUrl ? { '/oauth/start': connectStarts.confirm(logger) } : {}),
+    },
     // Until Slack has said who the bot is, an event cannot be answered (nor told from the bot's own).
     refusing: () =>
       slackConnection.state !== 'ready'
@@ -284,6 +299,7 @@ export function createSlackBot({
         },
         task,
       ),
+    views: appViews.views,
     onCredentialNeeded: (question, server, refused, scope) =>
       void offerConnect(
         question.client ?? app.client,

@@ -65,7 +65,10 @@ export interface HttpServerOptions {
    * answers every path below it.
    */
   pages?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
-  /** POST routes of the bot's own pages (a Connect confirmation); each reads its own small body. */
+  /**
+   * POST routes of the bot's own pages (a Connect confirmation, an App view's requests); each reads its
+   * own small body. A key ending in `/` answers every path below it.
+   */
   forms?: Record<string, (request: IncomingMessage, response: ServerResponse) => Promise<void>>;
   /**
    * Why this replica must not take Slack's requests now (Slack not reached yet, its store unreachable),
@@ -131,7 +134,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       request.method === 'GET'
         ? (options.pages?.[path] ?? below(options.pages, path))
         : request.method === 'POST'
-          ? options.forms?.[path]
+          ? (options.forms?.[path] ?? below(options.forms, path))
           : undefined;
     const refused = options.refusing?.();
     if (refused) {

@@ -1,9 +1,10 @@
-import type { ChatService, Logger, RespondInput, ToolHost } from '@ai-assistant/host-core';
+import type { ChatEvent, ChatService, Logger, RespondInput, ToolHost } from '@ai-assistant/host-core';
 import type { App } from '@slack/bolt';
-
+import type { AppViews } from '../app-views/app-views.js';
 import { AnswerStream, taskTitle } from './answer-stream.js';
 import { type Attachments, fileOrigins, readAttachments, type SlackFile } from './attachments.js';
 import { feedbackBlocks } from './feedback-blocks.js';
+import { personOf } from './people.js';
 import { failureText, progressStatus, toolStatus } from './status-lines.js';
 import { ToolFiles } from './tool-files.js';
 
@@ -15,6 +16,7 @@ import { assistantProgress, type Progress, placeholderProgress } from './progres
 import { type BotIdentity, type RecordedTurn, type SlackMessage, threadToHistory } from './thread-history.js';
 
 type WebClient = App['client'];
+type ToolView = Extract<ChatEvent, { type: 'tool_view' }>;
 
 /** One question to answer in a Slack thread. */
 export interface Question {
@@ -79,6 +81,8 @@ export interface AnswerDependencies {
     question: Question,
     task: { tool: string; taskId: string; label: string },
   ) => Promise<void>;
+  /** Offers, under the answer, the MCP Apps views of the results that have one (an Open button). */
+  views?: Pick<AppViews, 'offer'>;
 }
 
 /** The Slack error code of a failed Web API call (`channel_not_found`, `ratelimited`, …). */
@@ -141,6 +145,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     const progressSentAt = new Map<string, number>();
     const files = new ToolFiles(client, logger, question.channel, question.threadTs);
     const detached: Array<{ tool: string; taskId: string; label: string }> = [];
+    const withViews: ToolView[] = [];
     const result = await dependencies.chat.respond({
       ...(dependencies.onTaskDetached ? { detachTasks: true } : {}),
       ...(tools ? { tools } : {}),
@@ -173,6 +178,8 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
           files.add(event.tool ?? event.name, event.images);
         } else if (event.type === 'tool_files') {
           files.addFiles(event.tool ?? event.name, event.files);
+        } else if (event.type === 'tool_view') {
+          withViews.push(event);
         } else if (event.type === 'tool_progress') {
           const title = titles.get(event.callId);
           if (stream?.live && title) {
@@ -226,12 +233,27 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
     const notes = attached?.notes.length
       ? `\n\n${attached.notes.map((note) => `📎 ${note}`).join('\n')}`
       : '';
+    // Results with an MCP Apps view: a line each, with Open, under the answer.
+    const offerViews = () =>
+      withViews.length > 0 && question.user
+        ? dependencies.views?.offer(
+            client,
+            {
+              channel: question.channel,
+              threadTs: question.threadTs,
+              workspace: personOf(question).workspace,
+              asker: question.user,
+            },
+            withViews,
+          )
+        : undefined;
     if (stream) {
       stream.push(notes);
       await stream.stop(feedbackBlocks());
       if (stream.started && !stream.failed) {
         await progress.discard();
         await announce();
+        await offerViews();
         return;
       }
     }
@@ -239,6 +261,7 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       splitMessage(markdownToMrkdwn((result.text.trim() || '（回答が空でした）') + notes)),
     );
     await announce();
+    await offerViews();
   } catch (error) {
     const shuttingDown = dependencies.shuttingDown?.() ?? false;
     logger.error({ channel: question.channel, thread: question.threadTs, error }, 'answer failed');
