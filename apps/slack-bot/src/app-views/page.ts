@@ -159,12 +159,12 @@ export function frameCsp(csp: unknown): string {
   const base = origins(declared.baseUriDomains);
   return [
     "default-src 'none'",
-    `script-src 'unsafe-inline' 'wasm-unsafe-eval' blob: ${resources}`,
+    `script-src 'unsafe-inline' 'wasm-unsafe-eval' blob: data: ${resources}`,
     `style-src 'unsafe-inline' blob: data: ${resources}`,
     `img-src data: blob: ${resources}`,
     `font-src data: blob: ${resources}`,
     `media-src data: blob: ${resources}`,
-    `worker-src blob: ${resources}`,
+    `worker-src blob: data: ${resources}`,
     `connect-src ${connect || "'none'"}`,
     `frame-src ${frames || "'none'"}`,
     `base-uri ${base || "'none'"}`,
