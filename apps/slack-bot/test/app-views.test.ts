@@ -57,6 +57,52 @@ const examples: Array<{ server: string; package: string; tool: string; args?: st
   },
 ];
 
+/** A thread's messages drawn roughly as Slack draws them (text, sections with a button, context). */
+function slackThreadHtml(
+  messages: Array<{ user?: string; text: string; blocks?: unknown }>,
+  ephemeral: string,
+): string {
+  const escaped = (text: string) => text.replace(/[&<>]/g, (character) => `&#${character.charCodeAt(0)};`);
+  const mrkdwn = (text: string) =>
+    escaped(text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'))
+      .replace(/\*([^*\n]+)\*/g, '<b>$1</b>')
+      .replace(/&#60;(http[^|]+)\|([^&]+)&#62;/g, '<u>$2</u>')
+      .replace(/\n/g, '<br>')
+      .replace(/🖼️ /g, '')
+      .replace(/&#60;@UBOT0001&#62;/g, '<b style="color:#1264a3">@ai-assistant</b>');
+  const block = (entry: {
+    type?: string;
+    text?: { text?: string };
+    accessory?: { text?: { text?: string } };
+    elements?: Array<{ text?: string | { text?: string } }>;
+  }) => {
+    if (entry.type === 'section')
+      return `<div class="section"><div>${mrkdwn(entry.text?.text ?? '')}</div>${entry.accessory ? `<button>${escaped(entry.accessory.text?.text ?? '')}</button>` : ''}</div>`;
+    if (entry.type === 'context')
+      return `<div class="context">${(entry.elements ?? []).map((element) => mrkdwn(typeof element.text === 'string' ? element.text : '')).join(' ')}</div>`;
+    if (entry.type === 'actions')
+      return `<div>${(entry.elements ?? []).map((element) => `<button>${escaped(typeof element.text === 'object' ? (element.text.text ?? '') : '')}</button>`).join('')}</div>`;
+    return '';
+  };
+  const shown = messages.map((message) => {
+    const who = message.user === 'UBOT0001' ? 'ai-assistant' : 'Hanako';
+    const blocks =
+      Array.isArray(message.blocks) &&
+      message.blocks.some((entry) => (entry as { type?: string }).type === 'section');
+    const body = blocks
+      ? (message.blocks as Parameters<typeof block>[0][]).map(block).join('')
+      : `<div>${mrkdwn(message.text)}</div>`;
+    return `<div class="message"><div class="avatar ${who === 'ai-assistant' ? 'bot' : ''}"></div><div><div class="name">${who}</div>${body}</div></div>`;
+  });
+  return `<!doctype html><meta charset="utf-8"><style>
+body{font:15px/1.46 -apple-system,'Segoe UI',sans-serif;color:#1d1c1d;margin:0;padding:12px 8px;background:#fff}
+.message{display:flex;gap:8px;padding:8px 12px}.avatar{width:36px;height:36px;border-radius:6px;background:#e8912d;flex:none}.avatar.bot{background:#4a154b}
+.name{font-weight:900}.section{display:flex;justify-content:space-between;align-items:flex-start;gap:16px;margin:4px 0}
+button{font:inherit;font-weight:700;font-size:13px;padding:3px 12px;border:1px solid #bbb;border-radius:4px;background:#fff}
+.context{color:#616061;font-size:12px}.ephemeral{background:#f8f8f8}.only{color:#616061;font-size:12px}
+</style>${shown.join('')}<div class="message ephemeral"><div class="avatar bot"></div><div><div class="name">ai-assistant <span class="only">Only visible to you</span></div><div>${mrkdwn(ephemeral.replace(/ <http[^>]+>$/, ''))}</div><button>Open the page</button></div></div>`;
+}
+
 /** A model that calls the tool a question names ("call <tool> <json arguments>"), then repeats its result. */
 function namedToolModel(request: FakeRequest) {
   const messages = (request.body.messages ?? []) as Array<{ role: string; content: string }>;
@@ -64,7 +110,13 @@ function namedToolModel(request: FakeRequest) {
   const last = messages.at(-1);
   if (last?.role === 'tool')
     return completion(request, { text: `結果: ${String(last.content).slice(0, 200)}` });
-  const asked = /call (\S+)(?: (.*))?$/.exec(String(last?.content ?? ''));
+  const question = String(last?.content ?? '');
+  const weather = tools.find((candidate) => candidate.function.name === 'mcp__weather__get_weather');
+  if (question.includes('週間天気') && weather)
+    return completion(request, {
+      toolCall: { name: weather.function.name, arguments: { location: '東京', date: 'week' } },
+    });
+  const asked = /call (\S+)(?: (.*))?$/.exec(question);
   const tool = asked && tools.find((candidate) => candidate.function.name === asked[1]);
   if (!asked || !tool) return completion(request, { text: `no such tool offered: ${asked?.[1]}` });
   return completion(request, {
@@ -179,10 +231,7 @@ const title = '#46 MCP Apps views open from the thread, in a real browser';
     }
 
     it('#46 the asker opens the weather week view; the link works once and only in that browser; the frame cannot reach the bot', async () => {
-      const { ts, offer, value } = await ask(
-        'C460',
-        `call mcp__weather__get_weather {"location":"東京","date":"week"}`,
-      );
+      const { ts, offer, value } = await ask('C460', '東京の週間天気は？');
       // Under the answer: the result's first line and Open (an action button, not a URL button).
       expect(JSON.stringify(offer.blocks)).toContain('get_weather');
       expect(JSON.stringify(offer.blocks)).not.toContain('"url"');
@@ -227,6 +276,16 @@ const title = '#46 MCP Apps views open from the thread, in a real browser';
       const cookies = await context.cookies();
       expect(cookies).toHaveLength(1);
       expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/apps/' });
+      // For the README: the page, and the thread as Slack would show it (set APP_VIEW_SCREENSHOTS=1).
+      if (process.env.APP_VIEW_SCREENSHOTS) {
+        const images = join(import.meta.dirname, '..', '..', '..', 'docs', 'images');
+        await page.setViewportSize({ width: 960, height: 760 });
+        await page.screenshot({ path: join(images, 'app-view-weather-week.png'), fullPage: true });
+        const thread = await context.newPage();
+        await thread.setViewportSize({ width: 760, height: 400 });
+        await thread.setContent(slackThreadHtml(harness.slack.thread('C460', ts), link.text));
+        await thread.screenshot({ path: join(images, 'app-view-slack-thread.png'), fullPage: true });
+      }
       // The same link again (forwarded): used. The page's address in another browser: not theirs.
       const other = await browser.newContext();
       const again = await other.newPage();
