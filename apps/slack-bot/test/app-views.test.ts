@@ -86,12 +86,10 @@ function slackThreadHtml(
   };
   const shown = messages.map((message) => {
     const who = message.user === 'UBOT0001' ? 'ai-assistant' : 'Hanako';
-    const blocks =
-      Array.isArray(message.blocks) &&
-      message.blocks.some((entry) => (entry as { type?: string }).type === 'section');
-    const body = blocks
-      ? (message.blocks as Parameters<typeof block>[0][]).map(block).join('')
-      : `<div>${mrkdwn(message.text)}</div>`;
+    // A streamed answer keeps its text, with the blocks of its stop under it; a posted one is its blocks.
+    const blocks = (Array.isArray(message.blocks) ? message.blocks : []) as Parameters<typeof block>[0][];
+    const textInBlocks = blocks[0]?.type === 'section' && blocks[0].text?.text === message.text;
+    const body = `${textInBlocks ? '' : `<div>${mrkdwn(message.text)}</div>`}${blocks.map(block).join('')}`;
     return `<div class="message"><div class="avatar ${who === 'ai-assistant' ? 'bot' : ''}"></div><div><div class="name">${who}</div>${body}</div></div>`;
   });
   return `<!doctype html><meta charset="utf-8"><style>

@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { People } from '@ai-assistant/assistant';
 import type { AppToolResult, ChatEvent, Logger, McpView } from '@ai-assistant/host-core';
 import type { Store } from '@ai-assistant/store';
-import type { App } from '@slack/bolt';
+import type { App, types } from '@slack/bolt';
+
+type KnownBlock = types.KnownBlock;
+
 import { clipEscaped, escapeSlackText } from '../format/slack-text.js';
 import { AppLinks, isRefusal, type Refusal, type ViewSession } from './links.js';
 
@@ -88,15 +91,14 @@ export class AppViews {
   }
 
   /**
-   * Posts, under an answer, one line per result with a view (the start of what the model read) and
-   * an Open button. Kept in the store for {@link viewRetentionMs}.
+   * The blocks to put under an answer: one line per result with a view (its tool, server and the
+   * start of what the model read) and an Open button. Each is kept in the store for {@link viewRetentionMs}.
    */
-  async offer(
-    client: WebClient,
+  async blocksFor(
     place: { channel: string; threadTs: string; workspace: string; asker: string },
     views: ToolView[],
-  ): Promise<void> {
-    const blocks: unknown[] = [];
+  ): Promise<KnownBlock[]> {
+    const blocks: KnownBlock[] = [];
     for (const view of views.slice(0, 5)) {
       const id = randomBytes(16).toString('base64url');
       const record: ViewRecord = {
@@ -112,48 +114,42 @@ export class AppViews {
         ...(view.result ? { result: view.result } : {}),
         expiresAt: this.now().getTime() + viewRetentionMs,
       };
-      await this.options.store.sealed.put(
-        'app-view',
-        id,
-        { workspace: place.workspace },
-        JSON.stringify(record),
-      );
-      blocks.push(
-        {
-          type: 'section',
-          text: {
-            type: 'mrkdwn',
-            text: `🖼️ *${clipEscaped(escapeSlackText(view.tool), 100)}* (${clipEscaped(escapeSlackText(view.server), 60)}): ${clipEscaped(escapeSlackText(record.summary), 300)}`,
-          },
-          accessory: {
-            type: 'button',
-            action_id: appViewActions.open,
-            text: { type: 'plain_text', text: 'Open' },
-            value: id,
-          },
+      try {
+        await this.options.store.sealed.put(
+          'app-view',
+          id,
+          { workspace: place.workspace },
+          JSON.stringify(record),
+        );
+      } catch (error) {
+        this.options.logger.warn({ error: String(error) }, 'could not keep a result’s view; no Open for it');
+        continue;
+      }
+      blocks.push({
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `🖼️ *${clipEscaped(escapeSlackText(view.tool), 100)}* (${clipEscaped(escapeSlackText(view.server), 60)}): ${clipEscaped(escapeSlackText(record.summary), 300)}`,
         },
-        {
-          type: 'context',
-          elements: [
-            {
-              type: 'mrkdwn',
-              text: 'Open shows this result as its server’s page, to whoever presses it, with their own access.',
-            },
-          ],
+        accessory: {
+          type: 'button',
+          action_id: appViewActions.open,
+          text: { type: 'plain_text', text: 'Open' },
+          value: id,
         },
-      );
+      });
     }
-    if (blocks.length === 0) return;
-    await client.chat
-      .postMessage({
-        channel: place.channel,
-        thread_ts: place.threadTs,
-        text: `${views.length === 1 ? 'A result has' : 'Results have'} a page to open: press Open.`,
-        blocks: blocks as never,
-      })
-      .catch((error: unknown) =>
-        this.options.logger.warn({ error: String(error) }, 'could not offer a view'),
-      );
+    if (blocks.length > 0)
+      blocks.push({
+        type: 'context',
+        elements: [
+          {
+            type: 'mrkdwn',
+            text: 'Open shows a result as its server’s page, to whoever presses it, with their own access.',
+          },
+        ],
+      });
+    return blocks;
   }
 
   /**

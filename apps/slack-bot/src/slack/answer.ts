@@ -82,7 +82,7 @@ export interface AnswerDependencies {
     task: { tool: string; taskId: string; label: string },
   ) => Promise<void>;
   /** Offers, under the answer, the MCP Apps views of the results that have one (an Open button). */
-  views?: Pick<AppViews, 'offer'>;
+  views?: Pick<AppViews, 'blocksFor'>;
 }
 
 /** The Slack error code of a failed Web API call (`channel_not_found`, `ratelimited`, …). */
@@ -234,10 +234,9 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
       ? `\n\n${attached.notes.map((note) => `📎 ${note}`).join('\n')}`
       : '';
     // Results with an MCP Apps view: a line each, with Open, under the answer.
-    const offerViews = () =>
-      withViews.length > 0 && question.user
-        ? dependencies.views?.offer(
-            client,
+    const viewBlocks =
+      withViews.length > 0 && question.user && dependencies.views
+        ? await dependencies.views.blocksFor(
             {
               channel: question.channel,
               threadTs: question.threadTs,
@@ -246,22 +245,21 @@ export async function answerInThread(question: Question, dependencies: AnswerDep
             },
             withViews,
           )
-        : undefined;
+        : [];
     if (stream) {
       stream.push(notes);
-      await stream.stop(feedbackBlocks());
+      await stream.stop([...viewBlocks, ...feedbackBlocks()]);
       if (stream.started && !stream.failed) {
         await progress.discard();
         await announce();
-        await offerViews();
         return;
       }
     }
     await progress.finish(
       splitMessage(markdownToMrkdwn((result.text.trim() || '（回答が空でした）') + notes)),
+      viewBlocks,
     );
     await announce();
-    await offerViews();
   } catch (error) {
     const shuttingDown = dependencies.shuttingDown?.() ?? false;
     logger.error({ channel: question.channel, thread: question.threadTs, error }, 'answer failed');

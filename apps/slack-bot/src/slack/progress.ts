@@ -1,5 +1,7 @@
 import type { Logger } from '@ai-assistant/host-core';
-import type { App } from '@slack/bolt';
+import type { App, types } from '@slack/bolt';
+
+type KnownBlock = types.KnownBlock;
 
 type WebClient = App['client'];
 
@@ -11,12 +13,35 @@ export interface Progress {
   status(text: string): void;
   /** Waits for status updates under way. */
   settled(): Promise<void>;
-  /** Posts the answer, split in parts (the first replaces the placeholder). */
-  finish(parts: string[]): Promise<void>;
+  /** Posts the answer, split in parts (the first replaces the placeholder); `blocks` go under the last. */
+  finish(parts: string[], blocks?: KnownBlock[]): Promise<void>;
   /** The answer was streamed as its own message: the placeholder goes. */
   discard(): Promise<void>;
   /** Posts a failure in plain words. */
   fail(text: string): Promise<void>;
+}
+
+/** A section's text limit: a longer last part keeps its plain text, and the blocks go in a message of their own. */
+const sectionTextLimit = 3000;
+
+/**
+ * Posts an answer's parts with `blocks` under the last (Slack shows a message's blocks instead of its
+ * text, so the last part becomes a section): `first` is what the first part goes through.
+ */
+async function postParts(
+  parts: string[],
+  blocks: KnownBlock[] | undefined,
+  first: (message: { text: string; blocks?: KnownBlock[] }) => Promise<unknown>,
+  next: (message: { text: string; blocks?: KnownBlock[] }) => Promise<unknown>,
+): Promise<void> {
+  const last = parts.length - 1;
+  for (const [index, text] of parts.entries()) {
+    const send = index === 0 ? first : next;
+    if (index === last && blocks?.length && text.length <= sectionTextLimit)
+      await send({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, ...blocks] });
+    else await send({ text });
+  }
+  if (blocks?.length && (parts[last]?.length ?? 0) > sectionTextLimit) await next({ text: '⬆️', blocks });
 }
 
 /**
@@ -76,10 +101,14 @@ export function placeholderProgress(
     skipTs: [ts],
     status: (text) => throttle.push(text),
     settled: () => throttle.sending,
-    async finish([first, ...rest]) {
+    async finish(parts, blocks) {
       await throttle.stop();
-      await update(first ?? '');
-      for (const part of rest) await client.chat.postMessage({ channel, thread_ts: threadTs, text: part });
+      await postParts(
+        parts.length > 0 ? parts : [''],
+        blocks,
+        (message) => client.chat.update({ channel, ts, ...message }),
+        (message) => client.chat.postMessage({ channel, thread_ts: threadTs, ...message }),
+      );
     },
     async discard() {
       await client.chat.delete({ channel, ts }).catch(() => undefined);
@@ -157,8 +186,11 @@ export function assistantProgress(
     skipTs: [],
     status: (text) => throttle.push(text),
     settled: () => throttle.sending,
-    async finish(parts) {
-      for (const part of parts) await post(part);
+    async finish(parts, blocks) {
+      await throttle.stop();
+      const send = (message: { text: string; blocks?: KnownBlock[] }) =>
+        client.chat.postMessage({ channel, thread_ts: threadTs, ...message });
+      await postParts(parts, blocks, send, send);
     },
     async discard() {
       await throttle.stop();
