@@ -82,7 +82,7 @@ export interface AppViewsOptions {
 export class AppViews {
   readonly links: AppLinks;
   private readonly now: () => Date;
-  private readonly pending = new Map<string, Pending & { expiresAt: number }>();
+  /** Requests made by each page this process served (a cap per page, not a shared count). */
   private readonly requests = new Map<string, number>();
 
   constructor(private readonly options: AppViewsOptions) {
@@ -181,6 +181,7 @@ export class AppViews {
   /** A page's request, through the view of the session's person. */
   async handle(session: ViewSession, request: PageRequest): Promise<unknown> {
     const count = (this.requests.get(session.key) ?? 0) + 1;
+    if (this.requests.size > 10_000) this.requests.clear();
     this.requests.set(session.key, count);
     if (count > maxRequestsPerSession)
       return {
@@ -217,7 +218,10 @@ export class AppViews {
         const text = typeof request.params?.text === 'string' ? request.params.text.trim() : '';
         if (!text) return { error: 'The app’s message has no text.' };
         const shown = text.slice(0, maxMessageCharacters);
-        return { confirm: this.hold({ kind: 'message', session: session.key, text: shown }), text: shown };
+        return {
+          confirm: await this.hold(session, { kind: 'message', session: session.key, text: shown }),
+          text: shown,
+        };
       }
       case 'decide':
         return this.decide(session, record, view, request.params);
@@ -286,7 +290,12 @@ export class AppViews {
     if (tool.needsApproval) {
       const shown = view.redact(args);
       return {
-        confirm: this.hold({ kind: 'tool', session: session.key, tool: name, arguments: args }),
+        confirm: await this.hold(session, {
+          kind: 'tool',
+          session: session.key,
+          tool: name,
+          arguments: args,
+        }),
         tool: name,
         server: record.server,
         arguments: shown,
@@ -303,11 +312,17 @@ export class AppViews {
     view: McpView,
     params: { id?: unknown; allow?: unknown },
   ): Promise<unknown> {
-    const id = typeof params?.id === 'string' ? params.id : '';
-    const held = this.pending.get(id);
-    if (!held || held.session !== session.key || held.expiresAt <= this.now().getTime())
+    const id = typeof params?.id === 'string' && /^[\w-]{16}$/.test(params.id) ? params.id : '';
+    const raw = id ? await this.options.store.sealed.get('app-pending', id) : undefined;
+    const held = raw ? (JSON.parse(raw) as Pending & { expiresAt: number }) : undefined;
+    // Answered once: of two answers, only the one that takes it from the store goes on.
+    if (
+      !held ||
+      held.session !== session.key ||
+      held.expiresAt <= this.now().getTime() ||
+      !(await this.options.store.sealed.delete('app-pending', id))
+    )
       return { error: 'Nothing is waiting for this answer (it expired, or was answered).' };
-    this.pending.delete(id);
     const allow = params.allow === true;
     if (held.kind === 'message') {
       if (!allow) return { result: { isError: true } };
@@ -404,12 +419,19 @@ export class AppViews {
     return { result: {} };
   }
 
-  /** Holds a write or a message until the person answers on the page (for 10 minutes). */
-  private hold(pending: Pending): string {
-    const now = this.now().getTime();
-    for (const [id, entry] of this.pending) if (entry.expiresAt <= now) this.pending.delete(id);
+  /**
+   * Holds a write or a message until the person answers on the page (for 10 minutes), in the store:
+   * the answer may reach another replica.
+   */
+  private async hold(session: ViewSession, pending: Pending): Promise<string> {
     const id = randomBytes(12).toString('base64url');
-    this.pending.set(id, { ...pending, expiresAt: now + 10 * 60_000 });
+    const expiresAt = this.now().getTime() + 10 * 60_000;
+    await this.options.store.sealed.put(
+      'app-pending',
+      id,
+      { workspace: session.workspace },
+      JSON.stringify({ ...pending, expiresAt }),
+    );
     return id;
   }
 
