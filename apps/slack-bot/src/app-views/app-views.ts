@@ -255,7 +255,9 @@ export class AppViews {
     if (tool.needsApproval)
       return {
         ...base,
-        refusal: `${record.tool} changes things, so it is not run again for you from someone else’s result. Ask the assistant yourself.`,
+        refusal: mine
+          ? `${record.tool}'s result was too large to keep, and the tool changes things, so it is not run again from here. Ask the assistant again.`
+          : `${record.tool} changes things, so it is not run again for you from someone else’s result. Ask the assistant yourself.`,
       };
     const ran = await this.run(session, view, record.server, record.tool, record.arguments);
     return isRefusal(ran) ? { ...base, refusal: ran.refused } : { ...base, permissions, result: ran.result };

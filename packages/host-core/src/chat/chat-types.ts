@@ -98,9 +98,9 @@ export type ChatEvent =
       taskId: string;
     }
   /**
-   * A tool with an MCP Apps view returned (`_meta.ui.resourceUri`): an app may offer the view. `result`
-   * is the result as the server sent it (redacted; absent when too large), `summary` the text the model
-   * read; `arguments` as shown (redacted).
+   * A tool with an MCP Apps view (`_meta.ui.resourceUri`) returned a result, not an error: an app may
+   * offer the view. `result` is the result as the server sent it (redacted; absent when too large),
+   * `summary` the text the model read; `arguments` as shown (redacted).
    */
   | {
       type: 'tool_view';

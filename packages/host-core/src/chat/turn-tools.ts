@@ -287,7 +287,7 @@ export class TurnTools {
           if (images) emit({ type: 'tool_images', callId: call.id, name: call.name, ...where, images });
           if (outcome.files)
             emit({ type: 'tool_files', callId: call.id, name: call.name, ...where, files: outcome.files });
-          if (outcome.app?.resourceUri && target)
+          if (outcome.app?.resourceUri && target && !outcome.isError)
             emit({
               type: 'tool_view',
               callId: call.id,
