@@ -78,6 +78,16 @@ export class SealedRecords {
     return result.numDeletedRows > 0n;
   }
 
+  /** Deletes the records of a kind not written since `before` (short-lived links, sessions); how many. */
+  async prune(kind: string, before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom('sealed_records')
+      .where('kind', '=', kind)
+      .where('updated_at', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Re-encrypts every record not under the current key, each on its own; returns how many. */
   async reencrypt(): Promise<number> {
     const rows = await this.db

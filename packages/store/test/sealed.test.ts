@@ -26,6 +26,22 @@ onBothEngines('sealed records', ({ fresh, open }) => {
     expect(await store.sealed.get('token', 'one')).toBeUndefined();
   });
 
+  it('#46 records of a kind not written since a time are pruned; other kinds and newer ones stay', async () => {
+    const store = await open(fresh());
+    await store.sealed.put('app-link', 'old', { workspace: 'T1' }, 'a');
+    await store.sealed.put('app-link', 'new', { workspace: 'T1' }, 'b');
+    await store.sealed.put('installation', 'old', { workspace: 'T1' }, 'c');
+    await storeDatabase(store)
+      .updateTable('sealed_records')
+      .set({ updated_at: sql`now() - interval '1 day'` })
+      .where('id', '=', 'old')
+      .execute();
+    expect(await store.sealed.prune('app-link', new Date(Date.now() - 3_600_000))).toBe(1);
+    expect(await store.sealed.get('app-link', 'old')).toBeUndefined();
+    expect(await store.sealed.get('app-link', 'new')).toBe('b');
+    expect(await store.sealed.get('installation', 'old')).toBe('c');
+  });
+
   it('a ciphertext copied under another id does not decrypt', async () => {
     const store = await open(fresh());
     await store.sealed.put('token', 'alice', {}, 'alice-secret');

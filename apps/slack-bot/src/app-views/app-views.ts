@@ -7,7 +7,14 @@ import type { App, types } from '@slack/bolt';
 type KnownBlock = types.KnownBlock;
 
 import { clipEscaped, escapeSlackText } from '../format/slack-text.js';
-import { AppLinks, isRefusal, type Refusal, type ViewSession } from './links.js';
+import {
+  AppLinks,
+  isRefusal,
+  linkLifetimeMs,
+  type Refusal,
+  sessionLifetimeMs,
+  type ViewSession,
+} from './links.js';
 
 type WebClient = App['client'];
 type ToolView = Extract<ChatEvent, { type: 'tool_view' }>;
@@ -19,6 +26,8 @@ export const appViewActions = { open: 'app_view_open' } as const;
 export const viewRetentionMs = 7 * 24 * 3_600_000;
 /** Requests one page may make of its person's view (tools, resources, messages). */
 export const maxRequestsPerSession = 500;
+/** How long a write or a message waits for the person's answer on the page. */
+const heldMs = 10 * 60_000;
 /** The longest message an app may post in the thread (after the person confirms it). */
 const maxMessageCharacters = 3000;
 
@@ -82,6 +91,8 @@ export interface AppViewsOptions {
 export class AppViews {
   readonly links: AppLinks;
   private readonly now: () => Date;
+  /** When this replica last deleted expired links, sessions, held answers and views. */
+  private prunedAt = 0;
   /** Requests made by each page this process served (a cap per page, not a shared count). */
   private readonly requests = new Map<string, number>();
 
@@ -98,6 +109,7 @@ export class AppViews {
     place: { channel: string; threadTs: string; workspace: string; asker: string },
     views: ToolView[],
   ): Promise<KnownBlock[]> {
+    this.pruneNow();
     const blocks: KnownBlock[] = [];
     for (const view of views.slice(0, 5)) {
       const id = randomBytes(16).toString('base64url');
@@ -421,13 +433,29 @@ export class AppViews {
     return { result: {} };
   }
 
+  /** At most hourly: what has expired leaves the store (links, sessions, held answers, views). */
+  private pruneNow(): void {
+    const now = this.now().getTime();
+    if (now - this.prunedAt < 3_600_000) return;
+    this.prunedAt = now;
+    const sealed = this.options.store.sealed;
+    void Promise.all([
+      sealed.prune('app-link', new Date(now - linkLifetimeMs)),
+      sealed.prune('app-pending', new Date(now - heldMs)),
+      sealed.prune('app-session', new Date(now - sessionLifetimeMs)),
+      sealed.prune('app-view', new Date(now - viewRetentionMs)),
+    ]).catch((error: unknown) =>
+      this.options.logger.warn({ error: String(error) }, 'could not delete expired App view records'),
+    );
+  }
+
   /**
    * Holds a write or a message until the person answers on the page (for 10 minutes), in the store:
    * the answer may reach another replica.
    */
   private async hold(session: ViewSession, pending: Pending): Promise<string> {
     const id = randomBytes(12).toString('base64url');
-    const expiresAt = this.now().getTime() + 10 * 60_000;
+    const expiresAt = this.now().getTime() + heldMs;
     await this.options.store.sealed.put(
       'app-pending',
       id,
