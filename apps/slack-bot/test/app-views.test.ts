@@ -435,6 +435,25 @@ const title = '#46 MCP Apps views open from the thread, in a real browser';
       );
       await context.close();
       expect(results.filter((entry) => entry.works).length / results.length).toBeGreaterThanOrEqual(0.8);
+      // Over every request the model vendor received: no app-only tool (server-pdf's six, whose
+      // _meta.ui.visibility is ["app"]) and no byte of a view's HTML.
+      const offered = harness.llm.requests.flatMap((request) =>
+        ((request.body.tools ?? []) as Array<{ function: { name: string } }>).map(
+          (tool) => tool.function.name,
+        ),
+      );
+      expect(offered.length).toBeGreaterThan(0);
+      const appOnly = [
+        'read_pdf_bytes',
+        'submit_page_data',
+        'submit_save_data',
+        'submit_viewer_state',
+        'poll_pdf_commands',
+        'save_pdf',
+      ];
+      expect(offered.filter((name) => appOnly.some((tool) => name.endsWith(`__${tool}`)))).toEqual([]);
+      const sent = JSON.stringify(harness.llm.requests.map((request) => request.body));
+      expect(sent).not.toMatch(/<html|<script|text\/html;profile=mcp-app/i);
       // The PDF viewer read its bytes with an app-only tool, through the bot, as the person (audited).
       const pdfCalls = await harness.store.audit.recent('T0001', { server: 'pdf', person: 'UHUMAN01' });
       expect(pdfCalls.map((entry) => entry.tool)).toContain('read_pdf_bytes');
