@@ -1,6 +1,25 @@
 // The assistant's service, shared by the Slack app and the terminal chat: people and their credentials,
-// workspace administration and the servers a workspace adds, usage and budgets, conversation tools.
+// workspace administration and the servers a workspace adds, usage and budgets, conversation tools,
+// and the pages of MCP Apps views.
 // Private: host-core is the library; this is what both apps build on it.
+export {
+  type AppMessageTarget,
+  type AppViewRecord,
+  AppViewService,
+  type AppViewServiceOptions,
+  type PageRequest,
+  type ToolView,
+  viewRetentionMs,
+} from './app-views/app-views.js';
+export {
+  AppLinks,
+  type AppViewRecords,
+  linkLifetimeMs,
+  type Refusal,
+  sessionLifetimeMs,
+  type ViewSession,
+} from './app-views/links.js';
+export { type AppViewRoutes, appViewPages, frameCsp } from './app-views/page.js';
 export {
   type ConversationCounts,
   ConversationRefused,

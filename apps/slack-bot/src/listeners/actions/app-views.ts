@@ -1,3 +1,4 @@
+import { appViewPages } from '@ai-assistant/assistant';
 import type { Logger } from '@ai-assistant/host-core';
 import type {
   AllMiddlewareArgs,
@@ -7,7 +8,6 @@ import type {
   SlackActionMiddlewareArgs,
 } from '@slack/bolt';
 import { AppViews, type AppViewsOptions, appViewActions } from '../../app-views/app-views.js';
-import { appViewPages } from '../../app-views/page.js';
 import { escapeSlackText } from '../../format/slack-text.js';
 import { personOf } from '../../slack/people.js';
 

@@ -1,6 +1,6 @@
 // The host page of an MCP Apps view, in the person's browser: the app's HTML runs in a sandboxed
 // iframe (scripts only: no origin of ours, no cookies), and speaks to this page over postMessage
-// through the ext-apps host bridge. Everything it asks goes to the bot's JSON endpoint, which answers
+// through the ext-apps host bridge. Everything it asks goes to the host's JSON endpoint, which answers
 // through the person's own view of MCP; writes and messages wait for the person's answer here.
 import {
   AppBridge,
@@ -15,6 +15,8 @@ interface Init {
   user: string;
   asker: string;
   permissions?: Record<string, unknown>;
+  /** Where the app's messages go, once the person confirms them; absent: nowhere. */
+  message?: { prompt: string; button: string };
   result?: { content: unknown[]; structuredContent?: Record<string, unknown>; isError?: boolean };
   refusal?: string;
 }
@@ -25,7 +27,7 @@ const status = document.getElementById('status') as HTMLElement;
 const notices = document.getElementById('notices') as HTMLElement;
 const holder = document.getElementById('app') as HTMLElement;
 
-/** One request to the bot, as this page (its session cookie, its origin). */
+/** One request to the assistant, as this page (its session cookie, its origin). */
 async function api<T = Record<string, unknown>>(method: string, params?: unknown): Promise<T> {
   const response = await fetch(`/apps/api/${key}`, {
     method: 'POST',
@@ -34,7 +36,7 @@ async function api<T = Record<string, unknown>>(method: string, params?: unknown
     body: JSON.stringify({ method, params }),
   });
   const body = (await response.json()) as T & { error?: string };
-  if (!response.ok || body.error) throw new Error(body.error ?? `the bot answered ${response.status}`);
+  if (!response.ok || body.error) throw new Error(body.error ?? `the assistant answered ${response.status}`);
   return body;
 }
 
@@ -133,13 +135,12 @@ async function start(): Promise<void> {
       .map((block) => (block.type === 'text' ? block.text : ''))
       .filter(Boolean)
       .join('\n');
+    if (!init.message) {
+      tell(`The page sent a message, which goes nowhere here: ${text}`);
+      return { isError: true };
+    }
     const held = await api<{ confirm: string; text: string }>('ui/message', { text });
-    const allowed = await ask(
-      'The page wants to post this in the Slack thread as you:',
-      held.text,
-      'Post',
-      'Cancel',
-    );
+    const allowed = await ask(init.message.prompt, held.text, init.message.button, 'Cancel');
     await api('decide', { id: held.confirm, allow: allowed });
     return allowed ? {} : { isError: true };
   };

@@ -1,22 +1,31 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@ai-assistant/host-core';
-import { html, page } from '../slack/connect-start.js';
-import { type AppViews, isRefusal, type PageRequest } from './app-views.js';
-import { sessionCookie, sessionLifetimeMs } from './links.js';
+import type { AppViewService, PageRequest } from './app-views.js';
+import { isRefusal, sessionCookie, sessionLifetimeMs } from './links.js';
 
 /** The largest request body a page sends (an app's tool arguments). */
 const maxBodyBytes = 1024 * 1024;
 /** The host page's script, bundled at build time with the MCP Apps host bridge (no CDN). */
-const hostScript = new URL('../../dist/web/app-host.js', import.meta.url);
+const hostScript = new URL('../web/app-host.js', import.meta.url);
+
+/** An app's routes: a path (or a prefix ending in `/`) and its handler. */
+export type AppViewRoutes = Record<
+  string,
+  (request: IncomingMessage, response: ServerResponse) => Promise<void> | void
+>;
 
 /**
- * The bot's pages for MCP Apps views, under `/apps/`: `open` (a link from Slack: used once, it binds
- * a session cookie to this browser), `view/<key>` (the host page), `frame/<key>` (the app's HTML, with
+ * The pages of MCP Apps views, under `/apps/`: `open` (a link: used once, it binds a session cookie
+ * to this browser), `view/<key>` (the host page), `frame/<key>` (the app's HTML, with
  * the CSP the resource declares, for a sandboxed iframe), `host.js` (the page's script), and the
  * page's JSON endpoint `api/<key>` (POST, same origin only).
  */
-export function appViewPages(views: AppViews, publicUrl: string, logger: Logger) {
+export function appViewPages(
+  views: AppViewService,
+  publicUrl: string,
+  logger: Logger,
+): { pages: AppViewRoutes; forms: AppViewRoutes } {
   const secure = publicUrl.startsWith('https://') ? '; Secure' : '';
   const origin = new URL(publicUrl).origin;
   let script: Promise<Buffer> | undefined;
@@ -27,8 +36,8 @@ export function appViewPages(views: AppViews, publicUrl: string, logger: Logger)
       if (isRefusal(opened))
         return page(response, 403, 'This link does not open', `<p>${html(opened.refused)}</p>`);
       const { session, secret } = opened;
-      // A page of our own that moves on: a SameSite=Strict cookie set by a redirect that began in Slack
-      // would not be sent on the redirect's next request.
+      // A page of our own that moves on: a SameSite=Strict cookie set by a redirect that began in
+      // another site (Slack) would not be sent on the redirect's next request.
       response.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
         'cache-control': 'no-store',
@@ -63,7 +72,7 @@ export function appViewPages(views: AppViews, publicUrl: string, logger: Logger)
       const session = await views.session(request, key);
       const record = isRefusal(session) ? undefined : await views.record(session.view);
       if (isRefusal(session) || !record)
-        return page(response, 403, 'Not your page', '<p>Open it from Slack.</p>');
+        return page(response, 403, 'Not your page', '<p>Open it from its link.</p>');
       const content = await views
         .viewHtml(session, record)
         .catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
@@ -87,7 +96,7 @@ export function appViewPages(views: AppViews, publicUrl: string, logger: Logger)
           response,
           500,
           'Not built',
-          '<p>The page’s script is missing: build the bot (pnpm build).</p>',
+          '<p>The page’s script is missing: build the assistant package (pnpm build).</p>',
         );
       }
       response.writeHead(200, {
@@ -104,7 +113,7 @@ export function appViewPages(views: AppViews, publicUrl: string, logger: Logger)
         response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
         response.end(JSON.stringify(body));
       };
-      // Only the host page, from the bot's own origin, with JSON (a cross-site form cannot send it).
+      // Only the host page, from its own origin, with JSON (a cross-site form cannot send it).
       if (
         request.headers.origin !== origin ||
         !request.headers['content-type']?.startsWith('application/json')
@@ -149,7 +158,7 @@ function origins(list: unknown): string {
 /**
  * The CSP of an app's HTML, from its resource's `_meta.ui.csp` (MCP Apps): no network unless
  * `connectDomains`, no outside scripts, styles, images or fonts unless `resourceDomains`, no frames
- * unless `frameDomains`; inline code (apps are single files); sandboxed, inside the bot's page only.
+ * unless `frameDomains`; inline code (apps are single files); sandboxed, inside the host page only.
  */
 export function frameCsp(csp: unknown): string {
   const declared = (csp ?? {}) as Record<string, unknown>;
@@ -218,4 +227,21 @@ function readJson(request: IncomingMessage): Promise<unknown> {
     });
     request.on('error', () => resolve(undefined));
   });
+}
+
+/** Text made safe inside HTML. */
+const html = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/** A small page of its own: no scripts, no frames. */
+function page(response: ServerResponse, status: number, title: string, body: string): void {
+  response.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': "default-src 'none'; form-action 'none'; frame-ancestors 'none'",
+    'x-frame-options': 'DENY',
+  });
+  response.end(
+    `<!doctype html><meta charset="utf-8"><title>${html(title)}</title><h1>${html(title)}</h1>${body}`,
+  );
 }

@@ -1,5 +1,5 @@
 // The host page's script of MCP Apps views: the ext-apps host bridge and its dependencies in one file
-// the bot serves itself (no CDN). The rest of the bot is built by tsc.
+// the apps serve themselves (no CDN). The rest of the package is built by tsc.
 import { defineConfig } from 'rolldown';
 
 export default defineConfig({

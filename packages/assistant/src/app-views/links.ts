@@ -2,12 +2,16 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { IncomingMessage } from 'node:http';
 import type { Store } from '@ai-assistant/store';
 
+/** What links, sessions and held answers need of a store: sealed records (the store's `sealed`, or memory). */
+export type AppViewRecords = Pick<Store['sealed'], 'get' | 'put' | 'delete'> &
+  Partial<Pick<Store['sealed'], 'prune'>>;
+
 /** How long a link from the Open button works (once). */
 export const linkLifetimeMs = 10 * 60_000;
 /** How long a page opened from a link keeps its browser session. */
 export const sessionLifetimeMs = 60 * 60_000;
 
-/** What a signed link names: one view, for one Slack person, until a time; `nonce` makes it single-use. */
+/** What a signed link names: one view, for one person, until a time; `nonce` makes it single-use. */
 export interface LinkClaims {
   view: string;
   workspace: string;
@@ -42,9 +46,13 @@ export const sessionCookie = (key: string) => `app_view_${key}`;
 export class AppLinks {
   private key: Promise<Buffer> | undefined;
 
+  /**
+   * @param again how a person gets a new link, ending each refusal ("Press Open in Slack again for a new one").
+   */
   constructor(
-    private readonly sealed: Store['sealed'],
+    private readonly sealed: AppViewRecords,
     private readonly now: () => Date = () => new Date(),
+    private readonly again = 'Ask for a new link',
   ) {}
 
   /** A link's token for `claims.user` (the person who pressed Open), valid for {@link linkLifetimeMs}. */
@@ -82,11 +90,10 @@ export class AppLinks {
       return { refused: 'This link is not a link of the assistant.' };
     }
     if (claims.expiresAt <= this.now().getTime())
-      return { refused: 'This link has expired (links work for 10 minutes). Press Open in Slack again.' };
+      return { refused: `This link has expired (links work for 10 minutes). ${this.again}.` };
     if (!(await this.sealed.delete('app-link', claims.nonce)))
       return {
-        refused:
-          'This link was already used. A link opens once, in one browser: press Open in Slack again for a new one.',
+        refused: `This link was already used. A link opens once, in one browser: ${this.again}.`,
       };
     const secret = randomBytes(32).toString('base64url');
     const session: ViewSession = {
@@ -110,13 +117,12 @@ export class AppLinks {
     const secret = cookie(request.headers.cookie, sessionCookie(key));
     if (!secret || secret.length > 100 || sha256(secret).slice(0, 22) !== key)
       return {
-        refused:
-          'This page belongs to the browser that opened its link. Press Open in Slack to get your own link.',
+        refused: `This page belongs to the browser that opened its link. ${this.again}.`,
       };
     const raw = await this.sealed.get('app-session', sha256(secret));
     const session = raw ? (JSON.parse(raw) as ViewSession) : undefined;
     if (!session || session.expiresAt <= this.now().getTime())
-      return { refused: 'This page has expired. Press Open in Slack again.' };
+      return { refused: `This page has expired. ${this.again}.` };
     return session;
   }
 
