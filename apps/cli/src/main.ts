@@ -23,6 +23,7 @@ import {
 } from '@ai-assistant/host-core';
 import { createProviderFromEnv, defaultModels, ProviderConfigError } from '@ai-assistant/llm-providers';
 import { pino } from 'pino';
+import { TerminalViews, viewLine } from './app-views.js';
 import { approvalAnswer, approvalSummary } from './approval.js';
 import { checkConfig } from './check-config.js';
 import { completeLine, helpText, plural, runCommand } from './commands.js';
@@ -115,6 +116,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   }
   const store = new LocalStore(env, logger);
   let people: People | undefined;
+  let views: TerminalViews | undefined;
   // What host://settings shows: the model and the loop's limits (never a secret).
   let chatSettings = (): Record<string, unknown> => ({});
   const model = setupError
@@ -164,7 +166,13 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         ...(tools ? { tools } : {}),
         history: [],
         userMessage: options.values.once,
-        onEvent,
+        // The chat ends with its answer, so a page would have no server: the view is only named.
+        onEvent: (event) =>
+          event.type === 'tool_view'
+            ? note(
+                `  🖼️ ${event.server} › ${event.tool} has a view: the chat without --once prints a link to it.\n`,
+              )
+            : onEvent(event),
         ...(options.values.yes ? { approve: async () => ({ outcome: 'approved' as const }) } : {}),
         // No one to ask: declined, unless --yes and the form's defaults answer it.
         elicit: async (request) => unattendedAnswer(request, options.values.yes === true),
@@ -198,6 +206,21 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
           () => done(null, [[], line]),
         ),
     });
+    // Messages an app's page sent, confirmed there by the person: each is asked as their next question.
+    const fromPages: string[] = [];
+    let pageMessageArrived: (() => void) | undefined;
+    views = new TerminalViews({
+      people: door,
+      person: localPerson,
+      audit: store.audit,
+      logger,
+      message: (text, tool) => {
+        note(`\n  🖼️ the ${tool} page asks, as your next question: ${text}\n`);
+        fromPages.push(text);
+        pageMessageArrived?.();
+      },
+    });
+    const pageViews = views;
     let history: Message[] = [];
     /** Tools the conversation used: they stay offered while a large catalog is chosen from. */
     let usedTools: string[] = [];
@@ -232,7 +255,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     // question reads its answer from it too.
     const typed = terminal[Symbol.asyncIterator]();
     // A terminal that went away fails the read (EIO): that ends the input, as Ctrl-D does.
-    const lines: AsyncIterator<string> = {
+    const typedLines: AsyncIterator<string> = {
       next: async () => {
         try {
           return await typed.next();
@@ -243,6 +266,28 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         }
       },
     };
+    // The line being waited for at the prompt, while a page's message may come first: whoever reads
+    // next (the prompt again, an approval) takes that same line, so no typed line is lost or reordered.
+    let waiting: Promise<IteratorResult<string>> | undefined;
+    const lines: AsyncIterator<string> = {
+      next: () => {
+        const line = waiting ?? typedLines.next();
+        waiting = undefined;
+        return line;
+      },
+    };
+    /** The next typed line, or a page's message (undefined: take it from `fromPages`). */
+    const nextAtPrompt = async (): Promise<IteratorResult<string> | undefined> => {
+      if (fromPages.length > 0) return undefined;
+      waiting ??= typedLines.next();
+      const arrived = new Promise<undefined>((resolve) => {
+        pageMessageArrived = () => resolve(undefined);
+      });
+      const next = await Promise.race([waiting, arrived]);
+      pageMessageArrived = undefined;
+      if (next) waiting = undefined;
+      return next;
+    };
     const approve = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
       note(approvalSummary(request));
       note('Run it? [y/N/reason] ');
@@ -251,16 +296,20 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     };
     const elicit = (request: ElicitationRequest) => askAtPrompt(request, lines, note);
     for (;;) {
-      const next = await lines.next();
-      if (next.done) break;
-      const line = String(next.value);
-      const command = line.trim()
-        ? await runCommand(line, door, {
-            approve,
-            audit: store.audit,
-            toolsFor: (view, words) => chat.toolsFor(view, words),
-          })
-        : { output: '' };
+      const next = await nextAtPrompt();
+      if (next?.done) break;
+      const fromPage = next ? undefined : fromPages.shift();
+      const line = fromPage ?? String(next?.value ?? '');
+      // A page's message is a question, never a command.
+      const command = fromPage
+        ? undefined
+        : line.trim()
+          ? await runCommand(line, door, {
+              approve,
+              audit: store.audit,
+              toolsFor: (view, words) => chat.toolsFor(view, words),
+            })
+          : { output: '' };
       if (command?.credential) {
         const { server, disconnect } = command.credential;
         const found = server ? door.personalServer(server) : undefined;
@@ -311,6 +360,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         turn = { ...command.ask, history: [...history, ...command.ask.history] };
       }
       current = new AbortController();
+      const shown: Array<Promise<void>> = [];
       try {
         let streamed = false;
         const tools = await door.viewFor(localPerson);
@@ -326,7 +376,18 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
             if (event.type === 'text_delta') {
               streamed = true;
               write(event.text);
-            } else onEvent(event);
+            } else if (event.type === 'tool_view')
+              shown.push(
+                pageViews.linkFor(event).then(
+                  (url) => {
+                    note(viewLine(event, url));
+                  },
+                  (error: unknown) => {
+                    note(`  🖼️ no link to the view: ${failure(error)}\n`);
+                  },
+                ),
+              );
+            else onEvent(event);
           },
         });
         write(streamed ? '\n' : `${result.text}\n`);
@@ -336,6 +397,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         note(`${failure(error)}\n`);
       } finally {
         current = undefined;
+        await Promise.all(shown);
       }
       terminal.prompt();
     }
@@ -345,6 +407,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     note(`${failure(error)}\n`);
     return 1;
   } finally {
+    await views?.close();
     await people?.close();
     await store.close();
   }

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { completion, type FakeRequest } from '@ai-assistant/test-kit';
+import { chromiumArgs, chromiumPath, completion, type FakeRequest } from '@ai-assistant/test-kit';
 import { PDFDocument } from 'pdf-lib';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,6 @@ import { type Harness, mentionBot, startHarness, waitFor } from './harness.js';
 
 // MCP Apps views in a real browser: Debian's chromium, driven by playwright-core (no browser download),
 // against the real Apps servers from npm and our weather server, through the real bot and fake Slack.
-const chromiumPath = '/usr/bin/chromium';
 const hasBrowser = existsSync(chromiumPath);
 const entry = (name: string) =>
   join(import.meta.dirname, '..', 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
@@ -165,15 +164,7 @@ const title = '#46 MCP Apps views open from the thread, in a real browser';
       harness.llm.respondWith(namedToolModel);
       browser = await chromium.launch({
         executablePath: chromiumPath,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: chromiumArgs,
       });
     }, 120_000);
     afterAll(async () => {
