@@ -7,6 +7,7 @@ import { openStoreFromEnvironment } from '@ai-assistant/store';
 import {
   chromiumArgs,
   chromiumPath,
+  closeBrowser,
   completion,
   embeddedStoreFolder,
   type FakeRequest,
@@ -91,7 +92,7 @@ const title = '#46 the terminal prints a local link to a result’s view, served
       });
     }, 120_000);
     afterAll(async () => {
-      await browser?.close();
+      await closeBrowser(browser);
       await Promise.all([llm?.close(), jma?.close()]);
     });
 

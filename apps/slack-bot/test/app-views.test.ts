@@ -1,7 +1,13 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumArgs, chromiumPath, completion, type FakeRequest } from '@ai-assistant/test-kit';
+import {
+  chromiumArgs,
+  chromiumPath,
+  closeBrowser,
+  completion,
+  type FakeRequest,
+} from '@ai-assistant/test-kit';
 import { PDFDocument } from 'pdf-lib';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,7 +174,7 @@ const title = '#46 MCP Apps views open from the thread, in a real browser';
       });
     }, 120_000);
     afterAll(async () => {
-      await browser?.close();
+      await closeBrowser(browser);
       await harness?.close();
     });
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FakeJma, startFakeJma } from '@ai-assistant/mcp-server-weather/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadMcpConfig } from '../src/config/mcp-config.js';
 import { McpClientManager } from '../src/mcp/client-manager.js';
 import { descendantsOf, isAlive } from '../src/mcp/process-tree.js';
@@ -29,10 +29,22 @@ function manager(options: ConstructorParameters<typeof McpClientManager>[0] = {}
   return created;
 }
 
+/**
+ * The worker's processes when a test began: the worker is shared with other test files, and a process
+ * of theirs that is still ending is not this test's. Whatever the test itself started must be gone.
+ */
+let before = new Set<number>();
+beforeEach(async () => {
+  before = new Set(await descendantsOf(process.pid));
+});
+
+/** This test's own processes still alive. */
+const startedHere = async () => (await descendantsOf(process.pid)).filter((pid) => !before.has(pid));
+
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((each) => each.close()));
   // Nothing a test started may outlive it.
-  expect(await descendantsOf(process.pid)).toEqual([]);
+  expect(await startedHere()).toEqual([]);
 });
 
 describe('with the real weather server', () => {
@@ -400,7 +412,7 @@ describe('configuration lifecycle', () => {
         expect(off).toBeUndefined();
         expect(logger.lines[0]?.message).toContain('MCP is off');
       }
-      expect(await descendantsOf(process.pid)).toEqual([]);
+      expect(await startedHere()).toEqual([]);
       for (const value of ['true', '1', 'yes', 'TRUE']) {
         const on = await startMcpFromEnvironment({ env: { MCP_ENABLED: value, MCP_SERVERS_CONFIG: path } });
         if (on) managers.push(on);

@@ -53,8 +53,8 @@ describe('tools that run as tasks', () => {
 describe('#47 tasks that outlive the call', () => {
   const pool = managerPool();
   let server: TaskServer | undefined;
-  afterEach(() => {
-    pool.closeAll();
+  afterEach(async () => {
+    await pool.closeAll();
     server?.close();
     server = undefined;
   });

@@ -7,7 +7,7 @@ export {
 // What several packages' tests share. Private: never published.
 
 export { catalogServerPath } from './catalog-server.js';
-export { chromiumArgs, chromiumPath } from './chromium.js';
+export { chromiumArgs, chromiumPath, closeBrowser } from './chromium.js';
 export { demoModel } from './demo-model.js';
 export { embeddedStoreFolder, seedEmbeddedStore } from './embedded-store.js';
 export { fakeEmbedding, fakeEmbeddingDimensions, maxEmbeddingInputs } from './fake-embeddings.js';
