@@ -341,6 +341,15 @@ describe('schedules', () => {
       'UHUMAN01 is not in C0OTHERS',
     );
     expect(await command(running, 'schedule そのうち | 天気', { channel: 'C0GENERAL' })).toContain('毎朝8時');
+    // Someone else's direct message with the bot is refused; one's own is fine.
+    expect(await command(running, 'schedule 毎朝8時 | 天気', { channel: 'D0BOB' })).toContain(
+      'D0BOB is not your direct message with the bot',
+    );
+    expect(await running.store.schedules.ofWorkspace('T0001')).toEqual([]);
+    expect(await command(running, 'schedule 毎朝8時 | 天気', { channel: 'DHUMAN01' })).toContain(
+      '✅ Scheduled',
+    );
+    await running.store.schedules.delete((await running.store.schedules.ofWorkspace('T0001'))[0]?.id ?? '');
     expect(await running.store.schedules.ofWorkspace('T0001')).toEqual([]);
   }, 60_000);
 });

@@ -226,6 +226,8 @@ export function webApi(
             is_im: channel.startsWith('D'),
             is_archived: set?.archived ?? false,
             is_member: set?.bot ?? true,
+            // As Slack: a DM names the person the app talks to there.
+            ...(channel.startsWith('D') ? { user: `U${channel.slice(1)}` } : {}),
           },
         };
       }

@@ -69,10 +69,13 @@ export async function accessProblem(
     if (slackErrorCode(error) === 'user_not_found') return `<@${id(owner)}> is no longer in this workspace`;
     throw error;
   }
-  // A direct message with the bot is always the owner's own.
-  if (channel.startsWith('D')) return undefined;
   try {
     const info = await client.conversations.info({ channel });
+    // A direct message: only the owner's own with the bot (never someone else's).
+    if (info.channel?.is_im || channel.startsWith('D'))
+      return (info.channel as { user?: string } | undefined)?.user === owner
+        ? undefined
+        : `<#${id(channel)}> is not your direct message with the bot`;
     if (info.channel?.is_archived) return `<#${id(channel)}> was archived`;
     if (info.channel && info.channel.is_member === false)
       return `the bot is not in <#${id(channel)}> (invite it with /invite)`;
