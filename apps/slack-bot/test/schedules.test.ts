@@ -283,6 +283,66 @@ describe('schedules', () => {
     expect(remote.calls.map((call) => call.owner)).toEqual(['alice']);
   }, 60_000);
 
+  it('#47 tools the asker approves when confirming run in the schedule without asking; only tools the proposal names and that ask', async () => {
+    const clock = testClock('2026-11-27T22:00:00Z');
+    harness = await startHarness({
+      now: clock.now,
+      env: fastTicks,
+      servers: { records: { command: process.execPath, args: [recordsServerPath] } },
+    });
+    const running = harness;
+    running.llm.respondWith((request: FakeRequest) => {
+      const messages = (request.body.messages ?? []) as Array<{ role: string; content: string | null }>;
+      const last = messages.at(-1);
+      const question = messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
+      if (question.includes('毎朝') && last?.role !== 'tool')
+        return completion(request, {
+          toolCall: {
+            name: 'host__propose_schedule',
+            arguments: {
+              when: '毎朝8時',
+              question: '古い記録を消して',
+              // One write tool of the asker's, one read-only tool, one that does not exist.
+              approve_tools: ['mcp__records__delete_record', 'mcp__weather__get_weather', 'mcp__nope__x'],
+            },
+          },
+        });
+      if (last?.role === 'tool') return completion(request, { text: `結果: ${last.content}` });
+      return completion(request, {
+        toolCall: { name: 'mcp__records__delete_record', arguments: { id: 'OLD' } },
+      });
+    });
+    const asked = await mentionBot(running, 'C0PRE', '毎朝8時に古い記録を消して');
+    const proposal = await waitFor(() =>
+      running.slack
+        .thread('C0PRE', asked.ts)
+        .find((message) => JSON.stringify(message.blocks ?? []).includes(scheduleActions.confirmWithTools)),
+    );
+    expect(proposal.text).not.toContain('get_weather');
+    const proposalId = String(
+      (proposal.blocks as Array<{ elements?: Array<{ value?: string }> }>).find((block) => block.elements)
+        ?.elements?.[0]?.value,
+    );
+    await running.slack.press({
+      channel: 'C0PRE',
+      messageTs: proposal.ts,
+      actionId: scheduleActions.confirmWithTools,
+      value: proposalId,
+    });
+    const made = await eventually(async () => (await running.store.schedules.ofWorkspace('T0001'))[0]);
+    expect(made.approvedTools).toEqual(['mcp__records__delete_record']);
+    clock.set('2026-11-27T23:00:00Z');
+    expect(await running.bot.schedules.tick()).toMatchObject({ claimed: 1 });
+    const posted = await waitFor(() => scheduledPosts(running, 'C0PRE')[0]);
+    expect(posted.text).toContain('deleted with {"id":"OLD"}');
+    // Nobody was asked: no approval request reached the owner's DM.
+    expect(
+      running.slack
+        .callsOf('chat.postMessage')
+        .filter((call) => JSON.stringify(call.args.blocks ?? []).includes(approvalActions.approve)),
+    ).toEqual([]);
+  }, 60_000);
+
   it('#47 a run past its owner’s budget posts nothing and tells them why in a DM', async () => {
     const clock = testClock('2026-11-27T22:00:00Z');
     harness = await startHarness({

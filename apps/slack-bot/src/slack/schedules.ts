@@ -42,7 +42,7 @@ export interface StoredProposal {
   cron: string;
   timeZone: string;
   description: string;
-  /** Tools of the owner's view that would ask for approval at each run (offered for pre-approval). */
+  /** Tools the proposal names that ask for approval in the owner's view (offered for pre-approval). */
   writeTools: string[];
   /** Where the Confirm message is, to update it once pressed. */
   message?: { channel: string; ts: string };
@@ -244,7 +244,7 @@ export class SlackScheduleProposer implements ScheduleProposer {
       owner: string;
       /** Where the asker is: the default channel, and where the Confirm message goes. */
       place: { channel: string; threadTs?: string };
-      /** The asker's tools that ask before they run (offered for pre-approval). */
+      /** The asker's tools that ask before they run (those a proposal names are offered for pre-approval). */
       writeTools: () => string[];
     },
   ) {}
@@ -252,7 +252,9 @@ export class SlackScheduleProposer implements ScheduleProposer {
   async propose(proposal: ScheduleProposal): Promise<string> {
     const { client, workspace, owner, place } = this.options;
     const checked = await checkProposal(client, owner, workspace, proposal, place.channel);
-    checked.writeTools = this.options.writeTools().slice(0, 10);
+    // Only the tools the proposal names that ask in the asker's own view: never their whole catalog.
+    const asking = new Set(this.options.writeTools());
+    checked.writeTools = (proposal.tools ?? []).filter((tool) => asking.has(tool)).slice(0, 10);
     const proposalId = randomUUID();
     const next = nextOccurrence(checked.cron, checked.timeZone, new Date());
     const posted = await client.chat.postMessage({

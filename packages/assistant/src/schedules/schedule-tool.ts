@@ -8,6 +8,11 @@ export interface ScheduleProposal {
   question: string;
   /** The channel to post in (the app's id); default: where the asker is. */
   channel?: string;
+  /**
+   * Tools (as offered to the model) each run will need that ask before they run: offered to the asker
+   * to approve once, for this schedule only. The app keeps only those of the asker's own that ask.
+   */
+  tools?: string[];
 }
 
 /**
@@ -39,6 +44,13 @@ const proposeTool: HostAdditions['tools'][number] = {
         type: 'string',
         description: 'The channel id to post in (optional; default: the current conversation).',
       },
+      approve_tools: {
+        type: 'array',
+        items: { type: 'string' },
+        maxItems: 10,
+        description:
+          'Tools (names as offered to you) each run will need that change things and ask for approval; the user may approve them once for this schedule. Name only tools the question needs (optional).',
+      },
     },
     required: ['when', 'question'],
   },
@@ -55,13 +67,21 @@ export function scheduleAdditions(proposer: ScheduleProposer): HostAdditions {
       const question = typeof args.question === 'string' ? args.question.trim() : '';
       const channel =
         typeof args.channel === 'string' && args.channel.trim() ? args.channel.trim() : undefined;
+      const tools = Array.isArray(args.approve_tools)
+        ? args.approve_tools.filter((name): name is string => typeof name === 'string').slice(0, 10)
+        : [];
       if (!when.trim() || !question)
         return {
           content: [{ type: 'text', text: 'Both `when` and `question` are required.' }],
           isError: true,
         };
       try {
-        const text = await proposer.propose({ when, question, ...(channel ? { channel } : {}) });
+        const text = await proposer.propose({
+          when,
+          question,
+          ...(channel ? { channel } : {}),
+          ...(tools.length > 0 ? { tools } : {}),
+        });
         return { content: [{ type: 'text', text }], isError: false };
       } catch (error) {
         return {
