@@ -30,6 +30,13 @@ export { followAuthorization } from './follow-redirects.js';
 export { forms, formsServerPath, longChoices } from './forms-server.js';
 export { weatherEntry, writeMcpConfig } from './mcp-config.js';
 export { bothErasModel, type ModernServer, startModernServer } from './modern-server.js';
+export {
+  type ModernTask,
+  type ModernTaskRequest,
+  type ModernTaskServer,
+  startModernTaskServer,
+  tasksExtensionId,
+} from './modern-task-server.js';
 export { authorize, clock, type FakeAuthOptions, startFakeAuth } from './oauth-fake-server.js';
 export { type PetApi, petModel, petSpec, startPetApi } from './pets.js';
 export { freePort, listenOnLoopback } from './ports.js';

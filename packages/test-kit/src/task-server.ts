@@ -35,7 +35,7 @@ export interface TaskServer {
 }
 
 /** The server's tool result for a task-augmented call; the SDK's tools/call check is for plain results. */
-class TaskAwareServer extends Server {
+export class TaskAwareServer extends Server {
   protected override _wrapHandler(
     method: string,
     handler: Parameters<Server['_wrapHandler']>[1],

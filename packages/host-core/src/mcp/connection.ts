@@ -11,6 +11,7 @@ import { describeError, withTimeout } from './request-errors.js';
 import { answerServerRequests, clientCapabilities, type InFlightRequest } from './server-requests.js';
 import { startupLimits } from './startup.js';
 import { missingPath, stderrCause } from './stderr-cause.js';
+import { ExtensionRequests, speaksTaskExtension } from './task-extension.js';
 import { visibleTools } from './tool-index.js';
 import { createTransport, type TransportContext } from './transports.js';
 
@@ -49,6 +50,8 @@ export interface McpConnection extends BaseConnection {
   inFlight: Map<number, InFlightRequest>;
   /** The next request's progress token. */
   nextToken: number;
+  /** Set while connected to a 2026-07-28 server of the tasks extension: its tool calls go here. */
+  extension?: ExtensionRequests;
   /** The start-up limit its last start needed: the next start begins there (a slow machine stays slow). */
   startupLimitMs?: number;
   /** Set while a start is waiting or under way; resolves when it ends, connected or not. */
@@ -355,6 +358,8 @@ async function attemptMcp(
         connection.connecting = connecting;
         await connecting;
         processEraVerdicts.record(config, client);
+        if (speaksTaskExtension(client))
+          connection.extension = new ExtensionRequests(transport, client, context.clientInfo);
         await listenForChanges(client).catch((error: unknown) =>
           // The server's tools still work; only their changes will not be heard until it reconnects.
           context.logger.warn(
@@ -442,6 +447,8 @@ export async function shutDown(
   const { client, transport } = connection;
   connection.client = undefined;
   connection.transport = undefined;
+  connection.extension?.close(new Error(`the connection closed: ${reason}`));
+  connection.extension = undefined;
   if (!client && !transport) return;
   if (client) client.onclose = undefined;
   // Known before `initialize` is answered too: a start that hangs there has a process to end.

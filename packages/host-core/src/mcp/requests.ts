@@ -14,7 +14,16 @@ import type { FilledPrompt } from './manager-types.js';
 import { type RequestHost, type RequestWork, runRequest } from './request-path.js';
 import { afterUrlElicitations } from './server-requests.js';
 import { Slots } from './slots.js';
-import { asTask, callAsTask, followTask, taskState } from './tasks.js';
+import type { ExtensionRequests } from './task-extension.js';
+import {
+  asTask,
+  callAsTask,
+  callWithTaskExtension,
+  followExtension,
+  followTask,
+  type TaskAsker,
+  taskState,
+} from './tasks.js';
 
 /**
  * Tool calls, resource reads and prompt gets on one connection: each waits for a slot of its server
@@ -50,31 +59,52 @@ export class Requests {
         ? { local: (local, context) => local.call(tool, args, context) }
         : options.followTask
           ? {
-              mcp: (client, call, request) =>
-                followTask(
-                  client,
-                  options.followTask as NonNullable<CallToolOptions['followTask']>,
-                  call,
-                  request,
-                ),
+              mcp: (client, call, request) => {
+                const follow = options.followTask as NonNullable<CallToolOptions['followTask']>;
+                const extension = connection.kind === 'mcp' ? connection.extension : undefined;
+                return extension
+                  ? followExtension(extension, follow, call, askerOf(connection, request))
+                  : followTask(client, follow, call, request);
+              },
             }
-          : asTask(connection, tool)
+          : connection.kind === 'mcp' && connection.extension
             ? {
-                mcp: (client, call, request) =>
-                  callAsTask(
-                    client,
-                    { name: tool, arguments: args, _meta: meta(request) },
-                    call,
-                    request,
-                    options.detach,
-                  ).catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
+                mcp: (client, call, request) => {
+                  const params = { name: tool, arguments: args, _meta: meta(request) };
+                  // The connection may have been opened again since (it is still the same server).
+                  const extension = (connection as { extension?: ExtensionRequests }).extension;
+                  return (
+                    extension
+                      ? callWithTaskExtension(
+                          extension,
+                          params,
+                          call,
+                          askerOf(connection, request),
+                          options.detach,
+                        )
+                      : client.callTool(params, call)
+                  ).catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name));
+                },
               }
-            : {
-                mcp: (client, call, request) =>
-                  client
-                    .callTool({ name: tool, arguments: args, _meta: meta(request) }, call)
-                    .catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
-              };
+            : asTask(connection, tool)
+              ? {
+                  mcp: (client, call, request) =>
+                    callAsTask(
+                      client,
+                      { name: tool, arguments: args, _meta: meta(request) },
+                      call,
+                      request,
+                      options.detach,
+                    ).catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name)),
+                }
+              : {
+                  mcp: (client, call, request) =>
+                    client
+                      .callTool({ name: tool, arguments: args, _meta: meta(request) }, call)
+                      .catch((error: unknown) =>
+                        afterUrlElicitations(error, request, connection.config.name),
+                      ),
+                };
     return this.run(connection, name, options, work, secrets, slot, (result) => {
       const outcome = this.outcome(result, connection.config.name, tool, secrets);
       // MCP Apps: the view's page gets the result as the server sent it (the model never does).
@@ -224,6 +254,14 @@ export class Requests {
     return runRequest(connection, what, options, work, this.host, secrets, slot, finish);
   }
 }
+
+/** Who answers a 2026 task's questions: the request's own person, with the server's roots. */
+function askerOf(connection: Connection, request: InFlightRequest): TaskAsker {
+  return { request, server: connection.config.name, roots: rootsOf(connection) };
+}
+
+const rootsOf = (connection: Connection) =>
+  ('roots' in connection.config ? connection.config.roots : undefined) ?? [];
 
 /** The MCP Apps view a connection's tool declares, if any. */
 function viewOf(connection: Connection, tool: string): string | undefined {

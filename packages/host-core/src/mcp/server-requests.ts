@@ -1,5 +1,12 @@
 import type { JsonSchema, Logger } from '@ai-assistant/chat-types';
-import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  ClientCapabilities,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+} from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { McpConnection } from './connection.js';
 import type { RequestDeadline } from './deadline.js';
@@ -94,49 +101,73 @@ export function answerServerRequests(client: Client, connection: McpConnection, 
       logger.warn({ server, why: found.refused }, 'an elicitation request was declined');
       return { action: 'decline' };
     }
-    const { request } = found;
-    const url = params.mode === 'url';
-    const answer = await paused(request, () =>
-      (request.elicit as NonNullable<InFlightRequest['elicit']>)({
-        server,
-        mode: url ? 'url' : 'form',
-        message: params.message,
-        ...(url
-          ? { url: params.url, elicitationId: params.elicitationId }
-          : { requestedSchema: params.requestedSchema as JsonSchema }),
-      }),
-    );
-    return answer.action === 'accept' && answer.content && !url
-      ? { action: 'accept', content: answer.content }
-      : { action: answer.action };
+    return elicitFor(found.request, server, params);
   });
 
   client.setRequestHandler('sampling/createMessage', async ({ params }) => {
     const found = askerOf(connection, 'sample');
     if ('refused' in found)
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `sampling refused: ${found.refused}`);
-    const { request } = found;
-    const messages = params.messages.map((message) => ({
-      role: message.role,
-      content: (Array.isArray(message.content) ? message.content : [message.content])
-        .map((part) => (part.type === 'text' ? part.text : `[${part.type} content]`))
-        .join('\n'),
-    }));
-    const answer = await paused(request, () =>
-      (request.sample as NonNullable<InFlightRequest['sample']>)({
-        server,
-        messages,
-        ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}),
-        maxTokens: params.maxTokens,
-      }),
-    );
-    return {
-      role: 'assistant' as const,
-      content: { type: 'text' as const, text: answer.text },
-      model: answer.model,
-      ...(answer.stopReason ? { stopReason: answer.stopReason } : {}),
-    };
+    return sampleFor(found.request, server, params);
   });
+}
+
+/** An elicitation's params as the host reads them (form or URL). */
+export type ElicitParams = ElicitRequest['params'];
+
+/** Asks the person behind `request` what the server's elicitation asks (the deadline paused meanwhile). */
+export async function elicitFor(
+  request: InFlightRequest,
+  server: string,
+  params: ElicitParams,
+): Promise<ElicitResult> {
+  if (!request.elicit) return { action: 'decline' };
+  const ask = request.elicit;
+  const url = params.mode === 'url';
+  const answer = await paused(request, () =>
+    ask({
+      server,
+      mode: url ? 'url' : 'form',
+      message: params.message,
+      ...(url
+        ? { url: params.url, elicitationId: params.elicitationId }
+        : { requestedSchema: params.requestedSchema as JsonSchema }),
+    }),
+  );
+  return answer.action === 'accept' && answer.content && !url
+    ? { action: 'accept', content: answer.content }
+    : { action: answer.action };
+}
+
+/** Runs the server's sampling request for the person behind `request`, once they approve it. */
+export async function sampleFor(
+  request: InFlightRequest,
+  server: string,
+  params: CreateMessageRequest['params'],
+): Promise<CreateMessageResult> {
+  if (!request.sample)
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'sampling refused: nobody here can approve it');
+  const sample = request.sample;
+  const messages = params.messages.map((message) => ({
+    role: message.role,
+    content: (Array.isArray(message.content) ? message.content : [message.content])
+      .map((part) => (part.type === 'text' ? part.text : `[${part.type} content]`))
+      .join('\n'),
+  }));
+  const answer = await paused(request, () =>
+    sample({
+      server,
+      messages,
+      ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}),
+      maxTokens: params.maxTokens,
+    }),
+  );
+  return {
+    role: 'assistant' as const,
+    content: { type: 'text' as const, text: answer.text },
+    model: answer.model,
+    ...(answer.stopReason ? { stopReason: answer.stopReason } : {}),
+  };
 }
 
 /**

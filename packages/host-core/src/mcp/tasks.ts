@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Client, RequestOptions } from '@modelcontextprotocol/client';
+import { type Client, ProtocolError, type RequestOptions } from '@modelcontextprotocol/client';
 import {
   CallToolResultSchema,
   CancelTaskResultSchema,
@@ -8,6 +8,8 @@ import {
 } from '@modelcontextprotocol/core';
 import type { Connection, InFlightRequest } from './connection.js';
 import type { RawToolResult } from './format-tool-result.js';
+import { type ElicitParams, elicitFor, sampleFor } from './server-requests.js';
+import { type ExtensionRequests, invalidResult } from './task-extension.js';
 import { runsTasks, taskSupportOf } from './tool-index.js';
 
 /** Whether a call to `tool` runs as a task: the tool needs or allows it, and the server runs tasks. */
@@ -34,6 +36,29 @@ function taskNote(taskId: string, status: string, text: string, isError = false)
 }
 
 /**
+ * Waits the interval the server asks for (capped) before the next poll. An abort ends the wait at once
+ * and throws its reason; `until` firing ends it with a note that the task goes on (detached).
+ */
+async function untilNextPoll(
+  taskId: string,
+  intervalMs: number | undefined,
+  call: RequestOptions,
+  until: AbortSignal | undefined,
+): Promise<TaskNote | undefined> {
+  const stop = until ? AbortSignal.any([until, ...(call.signal ? [call.signal] : [])]) : call.signal;
+  await delay(Math.min(intervalMs ?? defaultPollMs, longestPollMs), undefined, { signal: stop }).catch(
+    () => undefined,
+  );
+  call.signal?.throwIfAborted();
+  if (!until?.aborted) return undefined;
+  return taskNote(
+    taskId,
+    'working',
+    `The tool goes on as a background task (${taskId}); its result is posted when it completes.`,
+  );
+}
+
+/**
  * Polls a task at the interval the server asks for until it needs input or ends (its result read with
  * `tasks/result`, which also carries any request the task makes of the person), or `until` fires: then
  * it answers that the task still works. Each status is reported like progress (it restarts the call's
@@ -51,18 +76,8 @@ async function pollTask(
   for (let updates = 1; ; updates++) {
     request.progressed({ progress: updates, message: task.statusMessage ?? task.status });
     if (task.status !== 'working') break;
-    const stop = until ? AbortSignal.any([until, ...(call.signal ? [call.signal] : [])]) : call.signal;
-    // An abort ends the wait at once; the next lines then stop (detached) or throw the abort's reason.
-    await delay(Math.min(task.pollInterval ?? defaultPollMs, longestPollMs), undefined, {
-      signal: stop,
-    }).catch(() => undefined);
-    call.signal?.throwIfAborted();
-    if (until?.aborted)
-      return taskNote(
-        taskId,
-        'working',
-        `The tool goes on as a background task (${taskId}); its result is posted when it completes.`,
-      );
+    const detached = await untilNextPoll(taskId, task.pollInterval, call, until);
+    if (detached) return detached;
     task = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, call);
   }
   if (task.status === 'cancelled')
@@ -136,4 +151,177 @@ export async function followTask(
     call,
   );
   return pollTask(client, task, call, request, AbortSignal.timeout(follow.waitMs ?? 10_000));
+}
+
+// --- The tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`) ---
+
+/** The extension's wire schemas, from its official package, loaded with the first task of a 2026 server. */
+const wire = () => import('@modelcontextprotocol/ext-tasks/core/v2');
+
+/** How many multi round-trip legs one `tools/call` may take before the host gives up (as the SDK does). */
+const mostInputRounds = 10;
+
+/** What answering a task's questions needs: whose request it is, and the server's name and roots. */
+export interface TaskAsker {
+  request: InFlightRequest;
+  server: string;
+  roots: Array<{ uri: string; name?: string }>;
+}
+
+/** Answers one input request of a 2026 result (a task's, or a `tools/call`'s `input_required`). */
+async function answerInput(input: unknown, asker: TaskAsker): Promise<Record<string, unknown>> {
+  const { InputRequestV2Schema } = await wire();
+  const parsed = InputRequestV2Schema.safeParse(input);
+  if (!parsed.success)
+    throw invalidResult('tasks/get', `an input request is malformed: ${parsed.error.message}`);
+  const asked = parsed.data;
+  if (asked.method === 'roots/list') return { roots: asker.roots };
+  if (asked.method === 'elicitation/create')
+    return elicitFor(asker.request, asker.server, asked.params as ElicitParams);
+  return sampleFor(asker.request, asker.server, asked.params as Parameters<typeof sampleFor>[2]);
+}
+
+/** Answers every input request not answered yet; `answered` remembers keys across polls. */
+async function answerInputs(
+  requests: Record<string, unknown>,
+  asker: TaskAsker,
+  answered: Set<string>,
+): Promise<Record<string, Record<string, unknown>>> {
+  const responses: Record<string, Record<string, unknown>> = {};
+  for (const [key, input] of Object.entries(requests)) {
+    if (answered.has(key)) continue;
+    answered.add(key);
+    responses[key] = await answerInput(input, asker);
+  }
+  return responses;
+}
+
+/**
+ * Calls a tool of a 2026-07-28 server that runs the tasks extension: the call declares the extension,
+ * and the server decides whether to answer at once, to ask first (`input_required`: the person is
+ * asked, the call sent again with their answers), or with a task, which the host then follows like a
+ * 2025 one ({@link followExtensionTask}). An abort cancels the task on the server.
+ */
+export async function callWithTaskExtension(
+  extension: ExtensionRequests,
+  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
+  call: RequestOptions,
+  asker: TaskAsker,
+  detach?: AbortSignal,
+): Promise<RawToolResult> {
+  let retry: Record<string, unknown> = {};
+  for (let round = 0; ; round++) {
+    // A task created while the call was being aborted is cancelled as soon as its id arrives.
+    const result = await extension.request('tools/call', { ...params, ...retry }, call.signal, (late) => {
+      if (late.resultType === 'task' && typeof late.taskId === 'string')
+        void extension.request('tasks/cancel', { taskId: late.taskId }).catch(() => undefined);
+    });
+    const kind = result.resultType;
+    if (kind === 'complete') return completeResult(result);
+    if (kind === 'task') {
+      const { CreateTaskResultV2Schema } = await wire();
+      const created = CreateTaskResultV2Schema.safeParse(result);
+      if (!created.success) throw invalidResult('tools/call', `a malformed task: ${created.error.message}`);
+      return followExtensionTask(extension, created.data, call, asker, detach);
+    }
+    if (kind !== 'input_required')
+      throw invalidResult(
+        'tools/call',
+        kind === undefined ? 'no resultType' : `resultType "${String(kind)}"`,
+      );
+    if (round + 1 >= mostInputRounds)
+      throw invalidResult('tools/call', `still asking for input after ${mostInputRounds} rounds`);
+    const requests = (result.inputRequests ?? {}) as Record<string, unknown>;
+    retry = {
+      ...(Object.keys(requests).length > 0
+        ? { inputResponses: await answerInputs(requests, asker, new Set()) }
+        : {}),
+      ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
+    };
+  }
+}
+
+/** A `complete` result as the host reads a tool's result (its discriminator dropped). */
+function completeResult(result: Record<string, unknown>): RawToolResult {
+  const { resultType: _complete, ...rest } = result;
+  if (!Array.isArray(rest.content)) throw invalidResult('tools/call', 'no content');
+  return rest as RawToolResult;
+}
+
+/**
+ * Follows a task of the extension to its end: `tasks/get` at the server's `pollIntervalMs` (capped),
+ * each status reported like progress; a question (`input_required`) goes to the person once per key
+ * and their answers back with `tasks/update`; the result comes inline with `completed`; `failed`
+ * carries the JSON-RPC error it ended with. When `until` fires, the host stops waiting and the task
+ * goes on (the result names it: {@link taskState}); when the call aborts, the task is cancelled.
+ */
+async function followExtensionTask(
+  extension: ExtensionRequests,
+  first: { taskId: string; status: string; statusMessage?: string; pollIntervalMs?: number },
+  call: RequestOptions,
+  asker: TaskAsker,
+  until: AbortSignal | undefined,
+): Promise<RawToolResult> {
+  const taskId = first.taskId;
+  const cancel = () => void extension.request('tasks/cancel', { taskId }).catch(() => undefined);
+  call.signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    const { DetailedTaskV2Schema } = await wire();
+    const answered = new Set<string>();
+    let task: Record<string, unknown> & { status: string; statusMessage?: string; pollIntervalMs?: number } =
+      first;
+    // A created task is a bare Task: its questions, result or error come with `tasks/get` alone.
+    let detailed = false;
+    for (let updates = 1; ; updates++) {
+      asker.request.progressed({ progress: updates, message: task.statusMessage ?? task.status });
+      if (!detailed && task.status !== 'working') {
+        // Read at once below.
+      } else if (task.status === 'input_required') {
+        const inputResponses = await answerInputs(
+          (task.inputRequests ?? {}) as Record<string, unknown>,
+          asker,
+          answered,
+        );
+        if (Object.keys(inputResponses).length > 0)
+          await extension.request('tasks/update', { taskId, inputResponses }, call.signal);
+      } else if (task.status !== 'working') break;
+      if (detailed || task.status === 'working') {
+        const detached = await untilNextPoll(taskId, task.pollIntervalMs, call, until);
+        if (detached) return detached;
+      }
+      detailed = true;
+      const read = DetailedTaskV2Schema.safeParse(
+        await extension.request('tasks/get', { taskId }, call.signal),
+      );
+      if (!read.success) throw invalidResult('tasks/get', read.error.message);
+      task = read.data;
+    }
+    if (task.status === 'completed') return completeResult({ ...(task.result as Record<string, unknown>) });
+    if (task.status === 'failed') {
+      const error = task.error as { code: number; message: string; data?: unknown };
+      throw new ProtocolError(error.code, error.message, error.data);
+    }
+    return taskNote(taskId, 'cancelled', `The task ${taskId} was cancelled.`, true);
+  } finally {
+    call.signal?.removeEventListener('abort', cancel);
+  }
+}
+
+/** {@link followTask} for a server of the extension: polls `tasks/get`, or cancels. */
+export async function followExtension(
+  extension: ExtensionRequests,
+  follow: { taskId: string; cancel?: boolean; waitMs?: number },
+  call: RequestOptions,
+  asker: TaskAsker,
+): Promise<RawToolResult> {
+  if (follow.cancel) {
+    await extension.request('tasks/cancel', { taskId: follow.taskId }, call.signal);
+    return taskNote(follow.taskId, 'cancelled', `The task ${follow.taskId} was cancelled.`, true);
+  }
+  const { DetailedTaskV2Schema } = await wire();
+  const read = DetailedTaskV2Schema.safeParse(
+    await extension.request('tasks/get', { taskId: follow.taskId }, call.signal),
+  );
+  if (!read.success) throw invalidResult('tasks/get', read.error.message);
+  return followExtensionTask(extension, read.data, call, asker, AbortSignal.timeout(follow.waitMs ?? 10_000));
 }

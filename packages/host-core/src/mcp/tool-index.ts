@@ -29,11 +29,15 @@ export function taskSupportOf(tool: Tool | undefined): string | undefined {
   return (tool as { execution?: { taskSupport?: string } } | undefined)?.execution?.taskSupport;
 }
 
-/** Whether the server runs tool calls as tasks (its `tasks.requests.tools.call` capability). */
+/**
+ * Whether the server runs tool calls as tasks: its `tasks.requests.tools.call` capability (2025-11-25),
+ * or the tasks extension (2026-07-28).
+ */
 export function runsTasks(connection: Connection): boolean {
   return (
     connection.kind === 'mcp' &&
-    connection.client?.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined
+    (connection.extension !== undefined ||
+      connection.client?.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined)
   );
 }
 

@@ -1,0 +1,153 @@
+import {
+  type ModernTaskServer,
+  ScriptedProvider,
+  startModernTaskServer,
+  toolMessage,
+} from '@ai-assistant/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ChatService } from '../src/chat/chat-service.js';
+import type { ElicitationRequest } from '../src/tool-host.js';
+import { managerPool, remoteServer } from './helpers.js';
+
+// The tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`): a 2026-only server (the
+// SDK's createMcpHandler, stateless) that answers tool calls with tasks, followed with tasks/get,
+// answered with tasks/update, cancelled with tasks/cancel.
+describe('2026-07-28 tasks extension', () => {
+  let server: ModernTaskServer;
+  const pool = managerPool();
+  beforeAll(async () => {
+    server = await startModernTaskServer();
+  });
+  afterEach(() => pool.closeAll());
+  afterAll(() => server?.close());
+
+  const connect = () => pool.connect([remoteServer('jobs', 'http', server.url, { approval: 'auto' })]);
+  const since = (from: number) => server.requests.slice(from);
+
+  it('a task tool runs in a turn: the question inside the task reaches the person once, the result comes inline', async () => {
+    const manager = await connect();
+    expect(manager.status()[0]).toMatchObject({ state: 'connected', protocolVersion: '2026-07-28' });
+    expect(manager.listTools().map((tool) => tool.name)).toEqual([
+      'mcp__jobs__survey',
+      'mcp__jobs__archive',
+      'mcp__jobs__broken',
+      'mcp__jobs__vote',
+      'mcp__jobs__quick',
+    ]);
+    const from = server.requests.length;
+    const asked: ElicitationRequest[] = [];
+    const statuses: string[] = [];
+    const provider = new ScriptedProvider([
+      { toolCalls: [{ id: 'call_1', name: 'mcp__jobs__survey', arguments: { topic: 'rain' } }] },
+      (call) => ({ text: `tool said: ${toolMessage(call, 'call_1')?.content}` }),
+    ]);
+    const chat = new ChatService({ provider, tools: manager });
+    const result = await chat.respond({
+      history: [],
+      userMessage: 'run the survey',
+      onEvent: (event) => {
+        if (event.type === 'tool_progress' && event.message) statuses.push(event.message);
+      },
+      elicit: async (request) => {
+        asked.push(request);
+        return { action: 'accept', content: { share: true } };
+      },
+    });
+    // Before: the SDK refused the task result ("Unsupported result type 'task'"), so the call failed.
+    expect(result.text).toBe('tool said: survey on rain: shared');
+    expect(asked).toEqual([
+      expect.objectContaining({
+        server: 'jobs',
+        mode: 'form',
+        message: 'Share the survey on rain with the team?',
+      }),
+    ]);
+    expect(statuses).toContain('survey: working on rain');
+    const methods = since(from).map((request) => request.method);
+    expect(methods[0]).toBe('tools/call');
+    expect(methods).toContain('tasks/update');
+    expect(methods.at(-1)).toBe('tasks/get');
+    const taskId = await server.taskOn('rain');
+    for (const request of since(from)) {
+      // Every request declared the extension and carried the revision; tasks/* are routed by task id.
+      expect(request).toMatchObject({ declared: true, protocolVersion: '2026-07-28' });
+      if (request.method.startsWith('tasks/')) expect(request.name).toBe(taskId);
+    }
+    expect(server.tasks.get(taskId)?.answers).toEqual({
+      share: { action: 'accept', content: { share: true } },
+    });
+  });
+
+  it('a plain result comes back as it is; a failed task is an error the model can read', async () => {
+    const manager = await connect();
+    const quick = await manager.callTool('mcp__jobs__quick', { text: 'hello' });
+    expect(quick).toMatchObject({ isError: false, text: 'quick: hello' });
+    const broken = manager.callTool('mcp__jobs__broken', { topic: 'tide' });
+    await expect(broken).rejects.toThrow(/the tide archive is offline/);
+  });
+
+  it('a call that asks before it makes a task: the answer and the state go back with the retry; the task complete at once is read', async () => {
+    const manager = await connect();
+    const from = server.requests.length;
+    const asked: string[] = [];
+    const outcome = await manager.callTool(
+      'mcp__jobs__vote',
+      { topic: 'lunch' },
+      {
+        elicit: async (request) => {
+          asked.push(request.message);
+          return { action: 'accept', content: { choice: 'yes' } };
+        },
+      },
+    );
+    expect(asked).toEqual(['Your vote on lunch?']);
+    expect(outcome).toMatchObject({ isError: false, text: 'vote on lunch: yes' });
+    expect(since(from).map((request) => [request.method, request.requestState])).toEqual([
+      ['tools/call', undefined],
+      ['tools/call', 'ballot:lunch'],
+      ['tasks/get', undefined],
+    ]);
+  });
+
+  it('nobody to ask: the question inside a task is declined, and the task ends with that answer', async () => {
+    const manager = await connect();
+    const outcome = await manager.callTool('mcp__jobs__survey', { topic: 'snow' });
+    expect(outcome.text).toBe('survey on snow: kept private');
+  });
+
+  it('an aborted call cancels its task on the server', async () => {
+    const manager = await connect();
+    const controller = new AbortController();
+    const call = manager.callTool('mcp__jobs__archive', { topic: 'fog' }, { signal: controller.signal });
+    const taskId = await server.taskOn('fog');
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+    await expect.poll(() => server.tasks.get(taskId)?.status).toBe('cancelled');
+  });
+
+  it('a detached task goes on; a new connection follows it to its result, or cancels it', async () => {
+    const first = await connect();
+    const tool = 'mcp__jobs__archive';
+    const detach = new AbortController();
+    const call = first.callTool(tool, { topic: 'hail' }, { detach: detach.signal });
+    const taskId = await server.taskOn('hail');
+    detach.abort();
+    const detached = await call;
+    expect(detached.task).toEqual({ taskId, status: 'working' });
+    expect(server.tasks.get(taskId)?.status).toBe('working');
+    await first.close();
+
+    const second = await connect();
+    server.complete(taskId);
+    const done = await second.callTool(tool, {}, { followTask: { taskId, waitMs: 5000 } });
+    expect(done.task).toBeUndefined();
+    expect(done.text).toBe('archive of hail: done');
+
+    const other = second.callTool(tool, { topic: 'sleet' }, { detach: detach.signal });
+    const otherId = (await other).task?.taskId ?? '';
+    expect(otherId).not.toBe(taskId);
+    const cancelled = await second.callTool(tool, {}, { followTask: { taskId: otherId, cancel: true } });
+    expect(cancelled.task).toEqual({ taskId: otherId, status: 'cancelled' });
+    expect(server.tasks.get(otherId)?.status).toBe('cancelled');
+  });
+});
