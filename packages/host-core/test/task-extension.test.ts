@@ -118,11 +118,14 @@ describe('2026-07-28 tasks extension', () => {
   it('an aborted call cancels its task on the server', async () => {
     const manager = await connect();
     const controller = new AbortController();
-    const call = manager.callTool('mcp__jobs__archive', { topic: 'fog' }, { signal: controller.signal });
-    const taskId = await server.taskOn('fog');
+    const from = server.requests.length;
+    const call = manager.callTool('mcp__jobs__archive', { topic: '霧' }, { signal: controller.signal });
+    const taskId = await server.taskOn('霧');
     controller.abort();
     await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
     await expect.poll(() => server.tasks.get(taskId)?.status).toBe('cancelled');
+    // The argument its schema marks with x-mcp-header went as a header too (not ASCII: in base64).
+    expect(since(from)[0]).toMatchObject({ method: 'tools/call', topicHeader: '=?base64?6Zyn?=' });
   });
 
   it('a detached task goes on; a new connection follows it to its result, or cancels it', async () => {

@@ -44,6 +44,8 @@ export interface ModernTaskRequest {
   declared: boolean;
   /** The `requestState` a retried request echoed, if any. */
   requestState?: string;
+  /** The request's `Mcp-Param-Topic` header, if any. */
+  topicHeader?: string;
 }
 
 /** A running {@link startModernTaskServer}. */
@@ -137,7 +139,13 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
               : `Runs a ${name} on a topic as a background task (2026-07-28 tasks extension)`,
           inputSchema: {
             type: 'object' as const,
-            properties: { [name === 'quick' ? 'text' : 'topic']: { type: 'string' } },
+            properties: (name === 'quick'
+              ? { text: { type: 'string' } }
+              : // The topic is mirrored in a header (`Mcp-Param-Topic`), as 2026-07-28 lets a tool ask.
+                { topic: { type: 'string', 'x-mcp-header': 'Topic' } }) as Record<
+              string,
+              Record<string, string>
+            >,
           },
           annotations: { readOnlyHint: true },
         })),
@@ -249,6 +257,9 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
         protocolVersion: request.headers['mcp-protocol-version'] as string | undefined,
         declared: declared(message.params?._meta),
         ...(message.params?.requestState ? { requestState: message.params.requestState } : {}),
+        ...(request.headers['mcp-param-topic']
+          ? { topicHeader: request.headers['mcp-param-topic'] as string }
+          : {}),
       });
     void serve(request, response, body);
   });

@@ -81,6 +81,7 @@ export class Requests {
                           call,
                           askerOf(connection, request),
                           options.detach,
+                          connection.tools.find((entry) => entry.name === tool)?.inputSchema,
                         )
                       : client.callTool(params, call)
                   ).catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name));

@@ -85,6 +85,7 @@ export class ExtensionRequests {
     params: Record<string, unknown>,
     signal?: AbortSignal,
     late?: (result: Record<string, unknown>) => void,
+    headers?: Record<string, string>,
   ): Promise<Record<string, unknown>> {
     if (this.closedBy) return Promise.reject(this.closedBy);
     signal?.throwIfAborted();
@@ -131,7 +132,10 @@ export class ExtensionRequests {
         },
       });
       this.transport
-        .send(message as JSONRPCMessage, signal && !late ? { requestSignal: signal } : undefined)
+        .send(message as JSONRPCMessage, {
+          ...(signal && !late ? { requestSignal: signal } : {}),
+          ...(headers ? { headers } : {}),
+        })
         .catch((error: unknown) => {
           const waiting = this.waiting.get(id);
           if (!waiting) return;
@@ -152,4 +156,56 @@ export class ExtensionRequests {
 /** A request whose result was not a shape the extension (or the core protocol) defines. */
 export function invalidResult(method: string, detail: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InternalError, `invalid result for ${method}: ${detail}`);
+}
+
+/**
+ * The `Mcp-Param-*` headers of a `tools/call` over Streamable HTTP (MCP 2026-07-28): each argument the
+ * tool's input schema marks with `x-mcp-header` (reached through `properties` alone) is mirrored in a
+ * header of that name, as the SDK's own `callTool` does. Strings as they are, numbers in decimal,
+ * booleans as `true`/`false`; a value that is not a plain ASCII field value goes as `=?base64?…?=`.
+ */
+export function paramHeaders(
+  schema: unknown,
+  args: Record<string, unknown>,
+): Record<string, string> | undefined {
+  let headers: Record<string, string> | undefined;
+  const visit = (node: unknown, value: unknown) => {
+    const properties = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!properties || typeof properties !== 'object') return;
+    for (const [key, property] of Object.entries(properties)) {
+      const at = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+      const name = (property as { 'x-mcp-header'?: unknown } | undefined)?.['x-mcp-header'];
+      const text = headerText(at);
+      if (typeof name === 'string' && httpToken.test(name) && text !== undefined) {
+        headers ??= {};
+        headers[`Mcp-Param-${name}`] = fieldValue(text);
+      }
+      visit(property, at);
+    }
+  };
+  visit(schema, args);
+  return headers;
+}
+
+const httpToken = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function headerText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return String(value);
+  if (
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    (!Number.isInteger(value) || Number.isSafeInteger(value))
+  )
+    return String(value);
+  return undefined;
+}
+
+function fieldValue(text: string): string {
+  const plain =
+    text.length > 0 &&
+    text === text.trim() &&
+    !(text.startsWith('=?base64?') && text.endsWith('?=')) &&
+    /^[\t\x20-\x7e]*$/.test(text);
+  return plain ? text : `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 }

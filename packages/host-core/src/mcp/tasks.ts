@@ -9,7 +9,7 @@ import {
 import type { Connection, InFlightRequest } from './connection.js';
 import type { RawToolResult } from './format-tool-result.js';
 import { type ElicitParams, elicitFor, sampleFor } from './server-requests.js';
-import { type ExtensionRequests, invalidResult } from './task-extension.js';
+import { type ExtensionRequests, invalidResult, paramHeaders } from './task-extension.js';
 import { runsTasks, taskSupportOf } from './tool-index.js';
 
 /** Whether a call to `tool` runs as a task: the tool needs or allows it, and the server runs tasks. */
@@ -208,14 +208,22 @@ export async function callWithTaskExtension(
   call: RequestOptions,
   asker: TaskAsker,
   detach?: AbortSignal,
+  inputSchema?: unknown,
 ): Promise<RawToolResult> {
+  const headers = paramHeaders(inputSchema, params.arguments);
   let retry: Record<string, unknown> = {};
   for (let round = 0; ; round++) {
     // A task created while the call was being aborted is cancelled as soon as its id arrives.
-    const result = await extension.request('tools/call', { ...params, ...retry }, call.signal, (late) => {
-      if (late.resultType === 'task' && typeof late.taskId === 'string')
-        void extension.request('tasks/cancel', { taskId: late.taskId }).catch(() => undefined);
-    });
+    const result = await extension.request(
+      'tools/call',
+      { ...params, ...retry },
+      call.signal,
+      (late) => {
+        if (late.resultType === 'task' && typeof late.taskId === 'string')
+          void extension.request('tasks/cancel', { taskId: late.taskId }).catch(() => undefined);
+      },
+      headers,
+    );
     const kind = result.resultType;
     if (kind === 'complete') return completeResult(result);
     if (kind === 'task') {
