@@ -66,4 +66,33 @@ describe('request deadlines on one shared timer', () => {
     expect(linked.signal.aborted).toBe(true);
     linked.dispose();
   });
+
+  it('an ended request passes its signal on only when it never aborted and nothing listens to it', () => {
+    const first = new RequestDeadline(1000, 10_000);
+    const kept = first.signal;
+    first.dispose(true);
+    const second = new RequestDeadline(1000, 10_000);
+    // Passed on: the next request has the same signal, and the first can no longer abort it.
+    expect(second.signal).toBe(kept);
+    first.expire();
+    expect(kept.aborted).toBe(false);
+
+    const listened = second.signal;
+    listened.addEventListener('abort', () => {});
+    second.dispose(true);
+    const aborted = new RequestDeadline(100, 10_000);
+    expect(aborted.signal).not.toBe(listened);
+    const abortedSignal = aborted.signal;
+    vi.advanceTimersByTime(150);
+    expect(abortedSignal.aborted).toBe(true);
+    aborted.dispose(true);
+    const local = new RequestDeadline(1000, 10_000);
+    expect(local.signal).not.toBe(abortedSignal);
+    const localSignal = local.signal;
+    // A local server's request (its fetch may still hold the signal) never passes it on.
+    local.dispose(false);
+    const last = new RequestDeadline(1000, 10_000);
+    expect(last.signal).not.toBe(localSignal);
+    last.dispose();
+  });
 });

@@ -78,7 +78,8 @@ export function runRequest<T, R = T>(
 
 /** The request has ended: its deadline stops, it leaves the in-flight record, its slot is given back. */
 function end(connection: Connection, deadline: RequestDeadline, host: RequestHost, slot: string): void {
-  deadline.dispose();
+  // A local server's fetch may still hold its signal; an MCP request's listeners are gone by now.
+  deadline.dispose(connection.kind === 'mcp');
   if (connection.kind === 'mcp') connection.inFlight.delete(deadline.token);
   host.slots.release(slot);
 }

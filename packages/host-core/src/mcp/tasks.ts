@@ -45,10 +45,15 @@ async function untilNextPoll(
   call: RequestOptions,
   until: AbortSignal | undefined,
 ): Promise<TaskNote | undefined> {
-  const stop = until ? AbortSignal.any([until, ...(call.signal ? [call.signal] : [])]) : call.signal;
-  await delay(Math.min(intervalMs ?? defaultPollMs, longestPollMs), undefined, { signal: stop }).catch(
+  // Either signal ends the wait; listeners, not AbortSignal.any, so that nothing outlives the wait.
+  const stop = new AbortController();
+  const end = () => stop.abort();
+  for (const signal of [until, call.signal]) signal?.addEventListener('abort', end, { once: true });
+  if (until?.aborted || call.signal?.aborted) end();
+  await delay(Math.min(intervalMs ?? defaultPollMs, longestPollMs), undefined, { signal: stop.signal }).catch(
     () => undefined,
   );
+  for (const signal of [until, call.signal]) signal?.removeEventListener('abort', end);
   call.signal?.throwIfAborted();
   if (!until?.aborted) return undefined;
   return taskNote(
