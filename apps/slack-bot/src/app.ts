@@ -246,7 +246,13 @@ export function createSlackBot({
     )?.botToken;
     return token ? (new webApi.WebClient(token, clientOptions) as unknown as typeof app.client) : undefined;
   };
-  const longTasks = new LongTaskFollower({ people, tasks: store.longTasks, logger, clientFor });
+  const longTasks = new LongTaskFollower({
+    people,
+    tasks: store.longTasks,
+    logger,
+    clientFor,
+    retryMs: config.longTaskRetryMs,
+  });
   registerLongTaskActions(app, longTasks, logger);
   const answering = new Answering({
     threads,

@@ -63,6 +63,8 @@ export interface BotConfig {
   approvalsPerPerson: number;
   /** Schedules: how often a replica looks for due occurrences, how many it runs at once, and how late one may still run. */
   schedules: { tickMs: number; concurrency: number; graceMs: number };
+  /** `LONG_TASK_RETRY_MS`: the first wait after following a task that outlived its answer failed. */
+  longTaskRetryMs: number;
   /**
    * `PUBLIC_URL`: where people's browsers reach this bot's HTTP server (no trailing slash). MCP servers
    * with OAuth send people back to `<PUBLIC_URL>/oauth/callback`; unset, they cannot be connected.
@@ -172,6 +174,7 @@ export function readBotConfig(env: NodeJS.ProcessEnv = process.env): BotConfig {
       concurrency: whole(env, 'SCHEDULE_CONCURRENCY', 2, 1) as number,
       graceMs: whole(env, 'SCHEDULE_GRACE_MS', 900_000, 0) as number,
     },
+    longTaskRetryMs: whole(env, 'LONG_TASK_RETRY_MS', 10_000, 10) as number,
     chat: chatLoop(env),
     systemPrompt: env.SYSTEM_PROMPT?.trim() || undefined,
   };

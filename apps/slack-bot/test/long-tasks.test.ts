@@ -26,11 +26,11 @@ function researchModel(request: FakeRequest) {
 const threadTexts = (running: Harness, channel: string, threadTs: string) =>
   running.slack.thread(channel, threadTs).map((message) => message.text);
 
-async function start(): Promise<Harness> {
+async function start(env: Record<string, string> = {}): Promise<Harness> {
   tasks = await startTaskServer();
   harness = await startHarness({
     // The answer must end within 2 s: its wrap-up comes while the task still works.
-    env: { ANSWER_TIMEOUT_MS: '2000', SLACK_STREAMING: 'false', SCHEDULE_TICK_MS: '100' },
+    env: { ANSWER_TIMEOUT_MS: '2000', SLACK_STREAMING: 'false', SCHEDULE_TICK_MS: '100', ...env },
     servers: { research: { url: tasks.url } },
   });
   harness.llm.respondWith(researchModel);
@@ -129,6 +129,41 @@ describe('tasks that outlive their answer', () => {
     );
     expect(server.tasks.get(secondTask)?.status).toBe('cancelled');
   }, 90_000);
+});
+
+describe('following a task through its server’s trouble', () => {
+  it('#47 a follow that fails for a while (its server restarting) looks again; five failures in a row end the task', async () => {
+    const running = await start({ LONG_TASK_RETRY_MS: '20' });
+    const server = tasks as TaskServer;
+    const asked = await mentionBot(running, 'C0RETRY', '東京の降水量を調べて');
+    const taskId = await server.created();
+    await waitFor(() =>
+      threadTexts(running, 'C0RETRY', asked.ts).find((text) => text.includes('続けています')),
+    );
+    // Before: the first failed tasks/get ended the task ("結果を受け取れませんでした") for good.
+    await server.failGets(3);
+    server.complete(taskId);
+    await waitFor(
+      () =>
+        threadTexts(running, 'C0RETRY', asked.ts).find((text) =>
+          text.includes('report on 東京の降水量: done'),
+        ),
+      20_000,
+    );
+    expect(threadTexts(running, 'C0RETRY', asked.ts).join('\n')).not.toContain('受け取れませんでした');
+
+    // A server that does not come back: after five failed follows in a row, the thread is told.
+    const again = await mentionBot(running, 'C0GONE', '東京の降水量を調べて');
+    await waitFor(() =>
+      threadTexts(running, 'C0GONE', again.ts).find((text) => text.includes('続けています')),
+    );
+    void server.failGets(1_000);
+    const told = await waitFor(
+      () => threadTexts(running, 'C0GONE', again.ts).find((text) => text.includes('受け取れませんでした')),
+      20_000,
+    );
+    expect(told).toContain('the research backend is restarting');
+  }, 60_000);
 });
 
 /** The ids of the tasks the bot recorded (running or not). */

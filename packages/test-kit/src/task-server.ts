@@ -31,6 +31,8 @@ export interface TaskServer {
   created(): Promise<string>;
   /** Ends a task with its report (`report on <topic>`). */
   complete(taskId: string): void;
+  /** The next `count` `tasks/get` fail (as a server that is restarting answers); resolves when they have. */
+  failGets(count: number): Promise<void>;
   close(): void;
 }
 
@@ -55,6 +57,8 @@ export async function startTaskServer(): Promise<TaskServer> {
   const tasks = new Map<string, HeldTask>();
   let latest: string | undefined;
   const waiters: Array<(id: string) => void> = [];
+  let failing = 0;
+  const failed: Array<() => void> = [];
   const view = (taskId: string, task: HeldTask) => ({
     taskId,
     status: task.status,
@@ -104,9 +108,14 @@ export async function startTaskServer(): Promise<TaskServer> {
       for (const waiter of waiters.splice(0)) waiter(taskId);
       return { task: view(taskId, task) } as never;
     });
-    server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }) =>
-      view(taskId, own(taskId)),
-    );
+    server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }) => {
+      if (failing > 0) {
+        failing--;
+        if (failing === 0) for (const done of failed.splice(0)) done();
+        throw new Error('the research backend is restarting');
+      }
+      return view(taskId, own(taskId));
+    });
     server.setRequestHandler('tasks/cancel', { params: taskIdParams }, async ({ taskId }) => {
       const task = own(taskId);
       if (task.status === 'working') {
@@ -137,6 +146,10 @@ export async function startTaskServer(): Promise<TaskServer> {
     tasks,
     created: () =>
       latest ? Promise.resolve(latest) : new Promise<string>((resolve) => waiters.push(resolve)),
+    failGets(count) {
+      failing = count;
+      return new Promise<void>((resolve) => failed.push(resolve));
+    },
     complete(taskId) {
       const task = tasks.get(taskId);
       if (!task) throw new Error(`no task ${taskId}`);

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { People } from '@ai-assistant/assistant';
 import type { Logger, ToolCallOutcome } from '@ai-assistant/host-core';
 import type { LongTask, LongTasks } from '@ai-assistant/store';
@@ -30,7 +31,15 @@ export interface LongTaskFollowerOptions {
   logger: Logger;
   /** The workspace's bot client (its install's token); undefined when the app is not installed there. */
   clientFor(workspace: string): Promise<WebClient | undefined>;
+  /**
+   * The wait before looking again after a follow failed (doubled each time it fails again in a row):
+   * a server restarting or unreachable for a while does not end the task. Default 10 s.
+   */
+  retryMs?: number;
 }
+
+/** How many follows in a row may fail before the task is reported failed (with 10 s: within about 5 min). */
+const failuresAllowed = 5;
 
 /**
  * MCP tasks that outlived their answer: each is recorded in the store, announced in its thread with a
@@ -144,6 +153,7 @@ export class LongTaskFollower {
         await this.settle(task, '⚠️ MCP が無効になったため、タスクを追えません。');
       return;
     }
+    let failures = 0;
     while (!this.stopping.signal.aborted) {
       let outcome: ToolCallOutcome;
       try {
@@ -158,6 +168,17 @@ export class LongTaskFollower {
       } catch (error) {
         if (this.stopping.signal.aborted) return;
         const reason = error instanceof Error ? error.message : String(error);
+        // A server restarting or out of reach for a while: look again later, a few times, before
+        // giving the task up (each failure is logged, the last one is posted).
+        if (++failures <= failuresAllowed) {
+          const waitMs = (this.options.retryMs ?? 10_000) * 2 ** (failures - 1);
+          this.options.logger.warn(
+            { task: task.id, failures, waitMs, error: reason },
+            'following a task failed; looking again later',
+          );
+          await delay(waitMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+          continue;
+        }
         if (await tasks.finish(task.id, 'failed', reason))
           await this.settle(
             task,
@@ -165,6 +186,7 @@ export class LongTaskFollower {
           );
         return;
       }
+      failures = 0;
       if (outcome.task?.status === 'working') continue;
       const state =
         outcome.task?.status === 'cancelled' ? 'cancelled' : outcome.isError ? 'failed' : 'completed';
