@@ -132,7 +132,7 @@ describe('tasks that outlive their answer', () => {
 });
 
 describe('following a task through its server’s trouble', () => {
-  it('#47 a follow that fails for a while (its server restarting) looks again; five failures in a row end the task', async () => {
+  it('#47 a follow that fails for a while (its server restarting) looks again; a sixth failure in a row ends the task', async () => {
     const running = await start({ LONG_TASK_RETRY_MS: '20' });
     const server = tasks as TaskServer;
     const asked = await mentionBot(running, 'C0RETRY', '東京の降水量を調べて');
@@ -152,7 +152,7 @@ describe('following a task through its server’s trouble', () => {
     );
     expect(threadTexts(running, 'C0RETRY', asked.ts).join('\n')).not.toContain('受け取れませんでした');
 
-    // A server that does not come back: after five failed follows in a row, the thread is told.
+    // A server that does not come back: after five more tries, the sixth failure in a row tells the thread.
     const again = await mentionBot(running, 'C0GONE', '東京の降水量を調べて');
     await waitFor(() =>
       threadTexts(running, 'C0GONE', again.ts).find((text) => text.includes('続けています')),

@@ -38,7 +38,7 @@ export interface LongTaskFollowerOptions {
   retryMs?: number;
 }
 
-/** How many follows in a row may fail before the task is reported failed (with 10 s: within about 5 min). */
+/** How many times a failed follow is tried again; the next failure in a row reports the task failed (with 10 s: about 5 min). */
 const failuresAllowed = 5;
 
 /**
