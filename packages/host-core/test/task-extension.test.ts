@@ -32,6 +32,9 @@ describe('2026-07-28 tasks extension', () => {
       'mcp__jobs__archive',
       'mcp__jobs__broken',
       'mcp__jobs__vote',
+      'mcp__jobs__pester',
+      'mcp__jobs__garbage',
+      'mcp__jobs__leaky',
       'mcp__jobs__quick',
     ]);
     const from = server.requests.length;
@@ -109,7 +112,7 @@ describe('2026-07-28 tasks extension', () => {
     ]);
   });
 
-  it('nobody to ask: the question inside a task is declined, and the task ends with that answer', async () => {
+  it('nobody to ask: the question inside a task is dismissed (cancel), and the task ends with that answer', async () => {
     const manager = await connect();
     const outcome = await manager.callTool('mcp__jobs__survey', { topic: 'snow' });
     expect(outcome.text).toBe('survey on snow: kept private');
@@ -152,5 +155,92 @@ describe('2026-07-28 tasks extension', () => {
     const cancelled = await second.callTool(tool, {}, { followTask: { taskId: otherId, cancel: true } });
     expect(cancelled.task).toEqual({ taskId: otherId, status: 'cancelled' });
     expect(server.tasks.get(otherId)?.status).toBe('cancelled');
+  });
+
+  // What a hostile server may try (each first observed by a review of this path).
+  const withToken = () =>
+    pool.connect([
+      remoteServer('jobs', 'http', server.url, {
+        approval: 'auto',
+        headers: { Authorization: 'Bearer ${token}' },
+      }),
+    ]);
+
+  it('a task that keeps asking stops at 10 questions, and is cancelled on the server', async () => {
+    const manager = await connect();
+    const asked: string[] = [];
+    const call = manager.callTool(
+      'mcp__jobs__pester',
+      { topic: 'nags' },
+      {
+        elicit: async (request) => {
+          asked.push(request.message);
+          return { action: 'accept', content: { share: true } };
+        },
+      },
+    );
+    // Before: a new question on every poll, polled at once, for as long as the turn lasted.
+    await expect(call).rejects.toThrow(/keeps asking \(more than 10 questions in one call\)/);
+    expect(asked).toHaveLength(10);
+    const taskId = await server.taskOn('nags');
+    await expect.poll(() => server.tasks.get(taskId)?.status).toBe('cancelled');
+  });
+
+  it('a task result that is not a tool result is an error the model reads', async () => {
+    const manager = await connect();
+    // Before: a TypeError from the result's formatting ("data.endsWith is not a function").
+    await expect(manager.callTool('mcp__jobs__garbage', { topic: 'junk' })).rejects.toMatchObject({
+      code: 'TOOL_EXECUTION_FAILED',
+      message: expect.stringMatching(/not a tool result/),
+    });
+  });
+
+  it("the asker's secret a server repeats in its question is hidden from the question", async () => {
+    const manager = await withToken();
+    const asked: string[] = [];
+    const outcome = await manager.callTool(
+      'mcp__jobs__leaky',
+      { topic: 'keys' },
+      {
+        tokens: { token: 'tok-hidden-4711' },
+        elicit: async (request) => {
+          asked.push(request.message);
+          return { action: 'decline' };
+        },
+      },
+    );
+    expect(outcome.text).toBe('survey on keys: kept private');
+    // Before: "Share it? (you sent Bearer tok-hidden-4711)", as the thread would have shown it.
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/^Share it\? \(you sent Bearer /);
+    expect(asked[0]).not.toContain('tok-hidden-4711');
+  });
+
+  it("a task's cancellation goes with the asker's own credentials, whatever aborted the call", async () => {
+    const manager = await withToken();
+    const stop = new AbortController();
+    const call = manager.callTool(
+      'mcp__jobs__archive',
+      { topic: 'credentials' },
+      { tokens: { token: 'tok-of-the-asker' }, signal: stop.signal },
+    );
+    const taskId = await server.taskOn('credentials');
+    // The host follows the task (it has read it once); the abort comes from outside any request, as a
+    // Slack button's handler would abort a turn.
+    await expect.poll(() => server.tasks.get(taskId)?.reads).toBeGreaterThan(0);
+    stop.abort();
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+    await expect
+      .poll(() =>
+        server.requests.find((request) => request.method === 'tasks/cancel' && request.name === taskId),
+      )
+      .toBeDefined();
+    // Before: tasks/cancel went with no Authorization at all, and the server kept the task running.
+    expect(
+      server.requests.find((request) => request.method === 'tasks/cancel' && request.name === taskId),
+    ).toMatchObject({
+      authorization: 'Bearer tok-of-the-asker',
+    });
+    await expect.poll(() => server.tasks.get(taskId)?.status).toBe('cancelled');
   });
 });

@@ -32,6 +32,8 @@ export interface ModernTask {
   answers: Record<string, unknown>;
   result?: Record<string, unknown>;
   error?: { code: number; message: string };
+  /** Its questions while `input_required` (a survey's is whether to share it). */
+  inputRequests?: Record<string, unknown>;
 }
 
 /** One request the server received. */
@@ -46,6 +48,8 @@ export interface ModernTaskRequest {
   requestState?: string;
   /** The request's `Mcp-Param-Topic` header, if any. */
   topicHeader?: string;
+  /** The request's `Authorization` header, if any. */
+  authorization?: string;
 }
 
 /** A running {@link startModernTaskServer}. */
@@ -84,6 +88,9 @@ const consentRequest = (topic: string) => ({
  *   `inputRequests`) whether to share it, and completes with the answer;
  * - `archive(topic)`: a task that stays `working` until the test calls `complete`, or is cancelled;
  * - `broken(topic)`: a task that fails with a JSON-RPC error;
+ * - `pester(topic)`: a task that asks a new question on every poll and asks to be polled at once;
+ * - `garbage(topic)`: a task complete at once with a result that is not a tool result;
+ * - `leaky(topic)`: a task whose question repeats the `Authorization` header the server was sent;
  * - `vote(topic)`: asks first (`input_required` on the call itself, with a `requestState` the retry must
  *   echo), then answers with a task that is complete at once;
  * - `quick(text)`: answers at once, a plain result, whatever the client declared.
@@ -105,9 +112,11 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
     createdAt: task.createdAt,
     lastUpdatedAt: task.lastUpdatedAt,
     ttlMs: 3_600_000,
-    pollIntervalMs: 50,
+    pollIntervalMs: task.tool === 'pester' ? 0 : 50,
     ...(task.status === 'working' ? { statusMessage: `${task.tool}: working on ${task.topic}` } : {}),
-    ...(task.status === 'input_required' ? { inputRequests: { share: consentRequest(task.topic) } } : {}),
+    ...(task.status === 'input_required'
+      ? { inputRequests: task.inputRequests ?? { share: consentRequest(task.topic) } }
+      : {}),
     ...(task.status === 'completed' ? { result: task.result } : {}),
     ...(task.status === 'failed' ? { error: task.error } : {}),
   });
@@ -131,7 +140,7 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
         { capabilities: { tools: {}, extensions: { [tasksExtensionId]: {} } } },
       );
       server.setRequestHandler('tools/list', async () => ({
-        tools: ['survey', 'archive', 'broken', 'vote', 'quick'].map((name) => ({
+        tools: ['survey', 'archive', 'broken', 'vote', 'pester', 'garbage', 'leaky', 'quick'].map((name) => ({
           name,
           description:
             name === 'quick'
@@ -195,6 +204,22 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
           task.status = 'completed';
           task.result = { content: [{ type: 'text', text: `vote on ${topic}: ${ballot?.content?.choice}` }] };
         }
+        if (params.name === 'garbage') {
+          task.status = 'completed';
+          task.result = { content: [{ type: 'image', data: 5 }] };
+        }
+        if (params.name === 'leaky') {
+          task.status = 'input_required';
+          task.inputRequests = {
+            share: {
+              ...consentRequest(task.topic),
+              params: {
+                ...consentRequest(task.topic).params,
+                message: `Share it? (you sent ${lastAuthorization})`,
+              },
+            },
+          };
+        }
         if (params.name === 'broken') {
           task.status = 'failed';
           task.error = { code: -32603, message: `the ${task.topic} archive is offline` };
@@ -214,6 +239,11 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
         // A survey works for one poll, then asks its question.
         if (task.tool === 'survey' && task.status === 'working' && task.reads > 1)
           touch(task, 'input_required');
+        // A pester task asks a new question on every read, and asks to be read again at once.
+        if (task.tool === 'pester' && task.status !== 'cancelled') {
+          task.inputRequests = { [`q${task.reads}`]: consentRequest(`${task.topic} #${task.reads}`) };
+          touch(task, 'input_required');
+        }
         return { resultType: 'complete', ...view(taskId, task) } as never;
       });
       server.setRequestHandler('tasks/update', { params: taskParams }, async ({ taskId }, ctx) => {
@@ -245,8 +275,10 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
     { legacy: 'reject' },
   );
   const serve = toNodeHandler(handler);
+  let lastAuthorization: string | undefined;
   const http = createServer(async (request, response) => {
     const body = request.method === 'POST' ? await jsonOf(request) : undefined;
+    lastAuthorization = request.headers.authorization;
     const message = body as
       | { method?: string; params?: { _meta?: unknown; requestState?: string } }
       | undefined;
@@ -257,6 +289,7 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
         protocolVersion: request.headers['mcp-protocol-version'] as string | undefined,
         declared: declared(message.params?._meta),
         ...(message.params?.requestState ? { requestState: message.params.requestState } : {}),
+        ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
         ...(request.headers['mcp-param-topic']
           ? { topicHeader: request.headers['mcp-param-topic'] as string }
           : {}),

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RequestDeadline } from './deadline.js';
 
@@ -94,5 +95,17 @@ describe('request deadlines on one shared timer', () => {
     const last = new RequestDeadline(1000, 10_000);
     expect(last.signal).not.toBe(localSignal);
     last.dispose();
+  });
+
+  it("an expiry runs its listeners in its own request's context, whatever context the timer fires in", () => {
+    const person = new AsyncLocalStorage<string>();
+    const deadline = new RequestDeadline(100, 10_000);
+    deadline.within = (work) => person.run('B', work);
+    const heard: Array<string | undefined> = [];
+    deadline.signal.addEventListener('abort', () => heard.push(person.getStore()));
+    // Another person's request is what the shared timer fires in (before: B's cancellation went with A's).
+    person.run('A', () => vi.advanceTimersByTime(150));
+    expect(heard).toEqual(['B']);
+    deadline.dispose();
   });
 });

@@ -1,5 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { getEventListeners } from 'node:events';
+import type { Redactor } from '../redaction.js';
 import type { CallToolOptions } from '../tool-host.js';
+
+/**
+ * The context of no request: the shared timer is armed in it, so that it never carries one person's
+ * request context (their tokens) into another's deadline.
+ */
+const noRequest = AsyncLocalStorage.snapshot();
 
 /**
  * Every running request's deadline, on one timer armed for the earliest. A timer per request would
@@ -28,7 +36,7 @@ class DeadlineClock {
   private arm(due: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timerDue = due;
-    this.timer = setTimeout(this.fire, Math.max(0, due - performance.now()));
+    this.timer = noRequest(() => setTimeout(this.fire, Math.max(0, due - performance.now())));
     this.timer.unref?.();
   }
 
@@ -72,6 +80,14 @@ export class RequestDeadline {
   sample: CallToolOptions['sample'];
   /** The progress token the request carries (`_meta.progressToken`), unique on its connection. */
   token = 0;
+  /**
+   * Runs the abort's listeners in the request's own context (its tokens, over HTTP): a cancellation
+   * they send goes with the asker's credentials whatever aborted it (the shared timer, the caller).
+   */
+  within: (<T>(work: () => T) => T) | undefined;
+  /** Hides the request's secrets in what the server asks the person (its questions reach a thread). */
+  redactor: Redactor | undefined;
+  secrets: string[] | undefined;
   /** Where the server's progress reports go (set only when the caller asked for them). */
   onProgress: ((progress: { progress: number; total?: number; message?: string }) => void) | undefined;
   /** When it fires (performance.now() time), while the clock runs. */
@@ -113,6 +129,11 @@ export class RequestDeadline {
       if (this.aborted) this.real.abort(this.reason);
     }
     return this.real.signal;
+  }
+
+  /** `text` with the request's secrets hidden. */
+  hide(text: string): string {
+    return this.redactor ? this.redactor.redact(text, this.secrets) : text;
   }
 
   /** The server reported progress: the idle wait starts over, and the caller hears of it. */
@@ -170,7 +191,10 @@ export class RequestDeadline {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
-    this.real?.abort(this.reason);
+    const real = this.real;
+    if (!real) return;
+    if (this.within) this.within(() => real.abort(this.reason));
+    else real.abort(this.reason);
   }
 
   private arm(): void {

@@ -6,7 +6,7 @@ export type { RequestTokens };
 const current = new AsyncLocalStorage<RequestTokens>();
 
 /** Runs `work` with the tokens of one request; concurrent requests never see each other's. */
-export function withTokens<T>(tokens: RequestTokens | undefined, work: () => Promise<T>): Promise<T> {
+export function withTokens<T>(tokens: RequestTokens | undefined, work: () => T): T {
   return current.run(tokens ?? {}, work);
 }
 

@@ -149,12 +149,14 @@ function send<T>(
   deadline.requester = options.requester;
   deadline.elicit = options.elicit;
   deadline.sample = options.sample;
+  deadline.redactor = host.redactor;
+  deadline.secrets = secrets;
   connection.inFlight.set(deadline.token, deadline);
   // Only the HTTP transports fill headers from the tokens; over stdio the AsyncLocalStorage would
   // cost every promise of the process its context propagation for nothing.
-  return isRemote(connection.config)
-    ? withTokens(tokens, () => run(client, call, deadline))
-    : run(client, call, deadline);
+  if (!isRemote(connection.config)) return run(client, call, deadline);
+  deadline.within = (work) => withTokens(tokens, work);
+  return withTokens(tokens, () => run(client, call, deadline));
 }
 
 /** What a request that failed after it was sent becomes: the one error mapping, redacted. */

@@ -121,16 +121,18 @@ export async function elicitFor(
   server: string,
   params: ElicitParams,
 ): Promise<ElicitResult> {
-  if (!request.elicit) return { action: 'decline' };
+  // Nobody here can be asked (a task followed in the background): dismissed, not refused.
+  if (!request.elicit) return { action: 'cancel' };
   const ask = request.elicit;
   const url = params.mode === 'url';
+  // The question reaches a thread: a secret of the request the server echoes in it stays hidden.
   const answer = await paused(request, () =>
     ask({
       server,
       mode: url ? 'url' : 'form',
-      message: params.message,
+      message: request.hide(params.message),
       ...(url
-        ? { url: params.url, elicitationId: params.elicitationId }
+        ? { url: request.hide(params.url), elicitationId: params.elicitationId }
         : { requestedSchema: params.requestedSchema as JsonSchema }),
     }),
   );
@@ -150,15 +152,17 @@ export async function sampleFor(
   const sample = request.sample;
   const messages = params.messages.map((message) => ({
     role: message.role,
-    content: (Array.isArray(message.content) ? message.content : [message.content])
-      .map((part) => (part.type === 'text' ? part.text : `[${part.type} content]`))
-      .join('\n'),
+    content: request.hide(
+      (Array.isArray(message.content) ? message.content : [message.content])
+        .map((part) => (part.type === 'text' ? part.text : `[${part.type} content]`))
+        .join('\n'),
+    ),
   }));
   const answer = await paused(request, () =>
     sample({
       server,
       messages,
-      ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}),
+      ...(params.systemPrompt ? { systemPrompt: request.hide(params.systemPrompt) } : {}),
       maxTokens: params.maxTokens,
     }),
   );

@@ -99,8 +99,12 @@ export class ExtensionRequests {
     };
     const perRequestStream =
       (this.transport as { hasPerRequestStream?: boolean }).hasPerRequestStream === true;
+    // Over HTTP the request's own stream ends when it is abandoned: through a controller of its own, so
+    // the caller's signal (which may serve another request later) is never tied to the transport's.
+    const stream = signal && !late && perRequestStream ? new AbortController() : undefined;
     return new Promise<Record<string, unknown>>((resolve, reject) => {
       const abandon = () => {
+        stream?.abort(signal?.reason);
         if (!this.waiting.has(id)) return;
         reject(signal?.reason);
         if (late) {
@@ -133,7 +137,7 @@ export class ExtensionRequests {
       });
       this.transport
         .send(message as JSONRPCMessage, {
-          ...(signal && !late ? { requestSignal: signal } : {}),
+          ...(stream ? { requestSignal: stream.signal } : {}),
           ...(headers ? { headers } : {}),
         })
         .catch((error: unknown) => {
@@ -153,9 +157,12 @@ export class ExtensionRequests {
   }
 }
 
-/** A request whose result was not a shape the extension (or the core protocol) defines. */
-export function invalidResult(method: string, detail: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InternalError, `invalid result for ${method}: ${detail}`);
+/** A server's answer the host cannot follow: not a shape the extension (or the core protocol) defines. */
+export class InvalidResult extends ProtocolError {}
+
+/** An {@link InvalidResult} for `method`. */
+export function invalidResult(method: string, detail: string): InvalidResult {
+  return new InvalidResult(ProtocolErrorCode.InternalError, `invalid result for ${method}: ${detail}`);
 }
 
 /**

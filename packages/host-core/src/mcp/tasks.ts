@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Client, ProtocolError, type RequestOptions } from '@modelcontextprotocol/client';
 import {
@@ -9,7 +10,7 @@ import {
 import type { Connection, InFlightRequest } from './connection.js';
 import type { RawToolResult } from './format-tool-result.js';
 import { type ElicitParams, elicitFor, sampleFor } from './server-requests.js';
-import { type ExtensionRequests, invalidResult, paramHeaders } from './task-extension.js';
+import { type ExtensionRequests, InvalidResult, invalidResult, paramHeaders } from './task-extension.js';
 import { runsTasks, taskSupportOf } from './tool-index.js';
 
 /** Whether a call to `tool` runs as a task: the tool needs or allows it, and the server runs tasks. */
@@ -22,6 +23,8 @@ export function asTask(connection: Connection, tool: string): boolean {
 // How often a task is polled when the server names no interval, and the most the host waits between polls.
 const defaultPollMs = 500;
 const longestPollMs = 5_000;
+/** A server asking to be polled more often than this is polled this often. */
+const shortestPollMs = 100;
 
 /** The task a result stands for, when it is not the task's own result (a symbol: no server can forge it). */
 export const taskState = Symbol('task state');
@@ -50,9 +53,8 @@ async function untilNextPoll(
   const end = () => stop.abort();
   for (const signal of [until, call.signal]) signal?.addEventListener('abort', end, { once: true });
   if (until?.aborted || call.signal?.aborted) end();
-  await delay(Math.min(intervalMs ?? defaultPollMs, longestPollMs), undefined, { signal: stop.signal }).catch(
-    () => undefined,
-  );
+  const waitMs = Math.min(Math.max(intervalMs ?? defaultPollMs, shortestPollMs), longestPollMs);
+  await delay(waitMs, undefined, { signal: stop.signal }).catch(() => undefined);
   for (const signal of [until, call.signal]) signal?.removeEventListener('abort', end);
   call.signal?.throwIfAborted();
   if (!until?.aborted) return undefined;
@@ -173,6 +175,53 @@ export interface TaskAsker {
   roots: Array<{ uri: string; name?: string }>;
 }
 
+/** Questions (input requests) a server may put to the person in one call, and in one answer. */
+const mostQuestions = 10;
+const mostAtOnce = 5;
+
+/**
+ * The questions of one call so far: answered keys (each is asked once, however often a poll repeats
+ * it) and the count, so that a server cannot keep the person answering forever.
+ */
+class Questions {
+  private readonly answered = new Set<string>();
+  /** A question could not be put or answered (sampling refused, a malformed request). */
+  failed = false;
+
+  constructor(
+    readonly asker: TaskAsker,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  /** Answers every input request not answered yet. */
+  async answer(requests: Record<string, unknown>): Promise<Record<string, Record<string, unknown>>> {
+    const fresh = Object.entries(requests).filter(([key]) => !this.answered.has(key));
+    if (fresh.length > mostAtOnce)
+      throw invalidResult(
+        'tools/call',
+        `the server asks ${fresh.length} questions at once (at most ${mostAtOnce})`,
+      );
+    if (this.answered.size + fresh.length > mostQuestions)
+      throw invalidResult(
+        'tools/call',
+        `the server keeps asking (more than ${mostQuestions} questions in one call)`,
+      );
+    const responses: Record<string, Record<string, unknown>> = {};
+    for (const [key, input] of fresh) {
+      // The person stopped the turn: nothing more is asked of them.
+      this.signal?.throwIfAborted();
+      this.answered.add(key);
+      try {
+        responses[key] = await answerInput(input, this.asker);
+      } catch (error) {
+        this.failed = !this.signal?.aborted;
+        throw error;
+      }
+    }
+    return responses;
+  }
+}
+
 /** Answers one input request of a 2026 result (a task's, or a `tools/call`'s `input_required`). */
 async function answerInput(input: unknown, asker: TaskAsker): Promise<Record<string, unknown>> {
   const { InputRequestV2Schema } = await wire();
@@ -186,19 +235,17 @@ async function answerInput(input: unknown, asker: TaskAsker): Promise<Record<str
   return sampleFor(asker.request, asker.server, asked.params as Parameters<typeof sampleFor>[2]);
 }
 
-/** Answers every input request not answered yet; `answered` remembers keys across polls. */
-async function answerInputs(
-  requests: Record<string, unknown>,
-  asker: TaskAsker,
-  answered: Set<string>,
-): Promise<Record<string, Record<string, unknown>>> {
-  const responses: Record<string, Record<string, unknown>> = {};
-  for (const [key, input] of Object.entries(requests)) {
-    if (answered.has(key)) continue;
-    answered.add(key);
-    responses[key] = await answerInput(input, asker);
-  }
-  return responses;
+/** How long a cancellation nobody waits for is given before it is dropped. */
+const cancelWithinMs = 30_000;
+
+/**
+ * Cancels a task on the server, in the calling request's context (its tokens): nobody waits for the
+ * answer, and a server that never gives one holds nothing for longer than {@link cancelWithinMs}.
+ */
+function cancelLater(extension: ExtensionRequests, taskId: string): void {
+  void extension
+    .request('tasks/cancel', { taskId }, AbortSignal.timeout(cancelWithinMs))
+    .catch(() => undefined);
 }
 
 /**
@@ -216,26 +263,26 @@ export async function callWithTaskExtension(
   inputSchema?: unknown,
 ): Promise<RawToolResult> {
   const headers = paramHeaders(inputSchema, params.arguments);
+  const questions = new Questions(asker, call.signal);
+  // A task created while the call was being aborted is cancelled as soon as its id arrives, in this
+  // request's context whatever context the answer comes in.
+  const late = AsyncResource.bind((answer: Record<string, unknown>) => {
+    if (answer.resultType === 'task' && typeof answer.taskId === 'string')
+      cancelLater(extension, answer.taskId);
+  });
   let retry: Record<string, unknown> = {};
   for (let round = 0; ; round++) {
-    // A task created while the call was being aborted is cancelled as soon as its id arrives.
-    const result = await extension.request(
-      'tools/call',
-      { ...params, ...retry },
-      call.signal,
-      (late) => {
-        if (late.resultType === 'task' && typeof late.taskId === 'string')
-          void extension.request('tasks/cancel', { taskId: late.taskId }).catch(() => undefined);
-      },
-      headers,
-    );
+    const result = await extension.request('tools/call', { ...params, ...retry }, call.signal, late, headers);
     const kind = result.resultType;
     if (kind === 'complete') return completeResult(result);
     if (kind === 'task') {
       const { CreateTaskResultV2Schema } = await wire();
       const created = CreateTaskResultV2Schema.safeParse(result);
-      if (!created.success) throw invalidResult('tools/call', `a malformed task: ${created.error.message}`);
-      return followExtensionTask(extension, created.data, call, asker, detach);
+      if (!created.success) {
+        if (typeof result.taskId === 'string') cancelLater(extension, result.taskId);
+        throw invalidResult('tools/call', `a malformed task: ${created.error.message}`);
+      }
+      return followExtensionTask(extension, created.data, call, questions, detach);
     }
     if (kind !== 'input_required')
       throw invalidResult(
@@ -246,55 +293,52 @@ export async function callWithTaskExtension(
       throw invalidResult('tools/call', `still asking for input after ${mostInputRounds} rounds`);
     const requests = (result.inputRequests ?? {}) as Record<string, unknown>;
     retry = {
-      ...(Object.keys(requests).length > 0
-        ? { inputResponses: await answerInputs(requests, asker, new Set()) }
-        : {}),
+      ...(Object.keys(requests).length > 0 ? { inputResponses: await questions.answer(requests) } : {}),
       ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
     };
   }
 }
 
-/** A `complete` result as the host reads a tool's result (its discriminator dropped). */
+/** A `complete` result as the host reads a tool's result (its discriminator dropped), checked. */
 function completeResult(result: Record<string, unknown>): RawToolResult {
   const { resultType: _complete, ...rest } = result;
-  if (!Array.isArray(rest.content)) throw invalidResult('tools/call', 'no content');
+  const checked = CallToolResultSchema.safeParse(rest);
+  if (!checked.success) throw invalidResult('tools/call', `not a tool result: ${checked.error.message}`);
   return rest as RawToolResult;
 }
 
 /**
- * Follows a task of the extension to its end: `tasks/get` at the server's `pollIntervalMs` (capped),
- * each status reported like progress; a question (`input_required`) goes to the person once per key
- * and their answers back with `tasks/update`; the result comes inline with `completed`; `failed`
- * carries the JSON-RPC error it ended with. When `until` fires, the host stops waiting and the task
- * goes on (the result names it: {@link taskState}); when the call aborts, the task is cancelled.
+ * Follows a task of the extension to its end: `tasks/get` at the server's `pollIntervalMs` (within
+ * bounds), each status reported like progress; a question (`input_required`) goes to the person once
+ * per key and their answers back with `tasks/update`; the result comes inline with `completed`;
+ * `failed` carries the JSON-RPC error it ended with. When `until` fires, the host stops waiting and the
+ * task goes on (the result names it: {@link taskState}); when the call aborts, or following it fails
+ * (a malformed answer, a question that cannot be asked), the task is cancelled.
  */
 async function followExtensionTask(
   extension: ExtensionRequests,
   first: { taskId: string; status: string; statusMessage?: string; pollIntervalMs?: number },
   call: RequestOptions,
-  asker: TaskAsker,
+  questions: Questions,
   until: AbortSignal | undefined,
 ): Promise<RawToolResult> {
   const taskId = first.taskId;
-  const cancel = () => void extension.request('tasks/cancel', { taskId }).catch(() => undefined);
+  const progressed = (update: number, message: string) =>
+    questions.asker.request.progressed({ progress: update, message });
+  const cancel = () => cancelLater(extension, taskId);
   call.signal?.addEventListener('abort', cancel, { once: true });
+  let task: Record<string, unknown> & { status: string; statusMessage?: string; pollIntervalMs?: number } =
+    first;
   try {
     const { DetailedTaskV2Schema } = await wire();
-    const answered = new Set<string>();
-    let task: Record<string, unknown> & { status: string; statusMessage?: string; pollIntervalMs?: number } =
-      first;
     // A created task is a bare Task: its questions, result or error come with `tasks/get` alone.
     let detailed = false;
     for (let updates = 1; ; updates++) {
-      asker.request.progressed({ progress: updates, message: task.statusMessage ?? task.status });
+      progressed(updates, task.statusMessage ?? task.status);
       if (!detailed && task.status !== 'working') {
         // Read at once below.
       } else if (task.status === 'input_required') {
-        const inputResponses = await answerInputs(
-          (task.inputRequests ?? {}) as Record<string, unknown>,
-          asker,
-          answered,
-        );
+        const inputResponses = await questions.answer((task.inputRequests ?? {}) as Record<string, unknown>);
         if (Object.keys(inputResponses).length > 0)
           await extension.request('tasks/update', { taskId, inputResponses }, call.signal);
       } else if (task.status !== 'working') break;
@@ -309,15 +353,21 @@ async function followExtensionTask(
       if (!read.success) throw invalidResult('tasks/get', read.error.message);
       task = read.data;
     }
-    if (task.status === 'completed') return completeResult({ ...(task.result as Record<string, unknown>) });
-    if (task.status === 'failed') {
-      const error = task.error as { code: number; message: string; data?: unknown };
-      throw new ProtocolError(error.code, error.message, error.data);
-    }
-    return taskNote(taskId, 'cancelled', `The task ${taskId} was cancelled.`, true);
+  } catch (error) {
+    // The server's answers cannot be followed (malformed, too many questions) or its question could not
+    // be put: the task is not left running for nobody. A request that failed on the way (the server
+    // restarting, a timeout) leaves it to be followed again; an abort cancelled it above.
+    if (!call.signal?.aborted && (error instanceof InvalidResult || questions.failed)) cancel();
+    throw error;
   } finally {
     call.signal?.removeEventListener('abort', cancel);
   }
+  if (task.status === 'completed') return completeResult({ ...(task.result as Record<string, unknown>) });
+  if (task.status === 'failed') {
+    const error = task.error as { code: number; message: string; data?: unknown };
+    throw new ProtocolError(error.code, error.message, error.data);
+  }
+  return taskNote(taskId, 'cancelled', `The task ${taskId} was cancelled.`, true);
 }
 
 /** {@link followTask} for a server of the extension: polls `tasks/get`, or cancels. */
@@ -336,5 +386,11 @@ export async function followExtension(
     await extension.request('tasks/get', { taskId: follow.taskId }, call.signal),
   );
   if (!read.success) throw invalidResult('tasks/get', read.error.message);
-  return followExtensionTask(extension, read.data, call, asker, AbortSignal.timeout(follow.waitMs ?? 10_000));
+  return followExtensionTask(
+    extension,
+    read.data,
+    call,
+    new Questions(asker, call.signal),
+    AbortSignal.timeout(follow.waitMs ?? 10_000),
+  );
 }
