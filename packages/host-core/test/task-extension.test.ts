@@ -35,6 +35,7 @@ describe('2026-07-28 tasks extension', () => {
       'mcp__jobs__pester',
       'mcp__jobs__garbage',
       'mcp__jobs__leaky',
+      'mcp__jobs__rainfall',
       'mcp__jobs__quick',
     ]);
     const from = server.requests.length;
@@ -193,6 +194,17 @@ describe('2026-07-28 tasks extension', () => {
       code: 'TOOL_EXECUTION_FAILED',
       message: expect.stringMatching(/not a tool result/),
     });
+  });
+
+  it("a task's structured content is checked against the tool's output schema, as the SDK checks other calls", async () => {
+    const manager = await connect();
+    expect((await manager.callTool('mcp__jobs__rainfall', { topic: 'Naha' })).text).toContain(
+      'rainfall in Naha: 12.5',
+    );
+    // Before: the SDK's check did not apply to this path, and the mismatch reached the model as a result.
+    await expect(manager.callTool('mcp__jobs__rainfall', { topic: 'wrong' })).rejects.toThrow(
+      /does not match the tool's output schema/,
+    );
   });
 
   it("the asker's secret a server repeats in its question is hidden from the question", async () => {

@@ -90,6 +90,8 @@ const consentRequest = (topic: string) => ({
  * - `broken(topic)`: a task that fails with a JSON-RPC error;
  * - `pester(topic)`: a task that asks a new question on every poll and asks to be polled at once;
  * - `garbage(topic)`: a task complete at once with a result that is not a tool result;
+ * - `rainfall(topic)`: a task complete at once whose structured content matches its output schema,
+ *   except for the topic `wrong`;
  * - `leaky(topic)`: a task whose question repeats the `Authorization` header the server was sent;
  * - `vote(topic)`: asks first (`input_required` on the call itself, with a `requestState` the retry must
  *   echo), then answers with a task that is complete at once;
@@ -140,24 +142,35 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
         { capabilities: { tools: {}, extensions: { [tasksExtensionId]: {} } } },
       );
       server.setRequestHandler('tools/list', async () => ({
-        tools: ['survey', 'archive', 'broken', 'vote', 'pester', 'garbage', 'leaky', 'quick'].map((name) => ({
-          name,
-          description:
-            name === 'quick'
-              ? 'Answers at once'
-              : `Runs a ${name} on a topic as a background task (2026-07-28 tasks extension)`,
-          inputSchema: {
-            type: 'object' as const,
-            properties: (name === 'quick'
-              ? { text: { type: 'string' } }
-              : // The topic is mirrored in a header (`Mcp-Param-Topic`), as 2026-07-28 lets a tool ask.
-                { topic: { type: 'string', 'x-mcp-header': 'Topic' } }) as Record<
-              string,
-              Record<string, string>
-            >,
-          },
-          annotations: { readOnlyHint: true },
-        })),
+        tools: ['survey', 'archive', 'broken', 'vote', 'pester', 'garbage', 'leaky', 'rainfall', 'quick'].map(
+          (name) => ({
+            name,
+            description:
+              name === 'quick'
+                ? 'Answers at once'
+                : `Runs a ${name} on a topic as a background task (2026-07-28 tasks extension)`,
+            inputSchema: {
+              type: 'object' as const,
+              properties: (name === 'quick'
+                ? { text: { type: 'string' } }
+                : // The topic is mirrored in a header (`Mcp-Param-Topic`), as 2026-07-28 lets a tool ask.
+                  { topic: { type: 'string', 'x-mcp-header': 'Topic' } }) as Record<
+                string,
+                Record<string, string>
+              >,
+            },
+            annotations: { readOnlyHint: true },
+            ...(name === 'rainfall'
+              ? {
+                  outputSchema: {
+                    type: 'object' as const,
+                    properties: { mm: { type: 'number' } },
+                    required: ['mm'],
+                  },
+                }
+              : {}),
+          }),
+        ),
       }));
       server.setRequestHandler('tools/call', async (call, ctx) => {
         const params = call.params as { name: string; arguments?: Record<string, unknown> };
@@ -203,6 +216,15 @@ export async function startModernTaskServer(): Promise<ModernTaskServer> {
         if (params.name === 'vote') {
           task.status = 'completed';
           task.result = { content: [{ type: 'text', text: `vote on ${topic}: ${ballot?.content?.choice}` }] };
+        }
+        if (params.name === 'rainfall') {
+          // Structured content that matches the declared output schema, except for the topic "wrong".
+          task.status = 'completed';
+          const mm = topic === 'wrong' ? 'a lot' : 12.5;
+          task.result = {
+            content: [{ type: 'text', text: `rainfall in ${topic}: ${mm}` }],
+            structuredContent: { mm },
+          };
         }
         if (params.name === 'garbage') {
           task.status = 'completed';

@@ -63,7 +63,7 @@ export class Requests {
                 const follow = options.followTask as NonNullable<CallToolOptions['followTask']>;
                 const extension = connection.kind === 'mcp' ? connection.extension : undefined;
                 return extension
-                  ? followExtension(extension, follow, call, askerOf(connection, request))
+                  ? followExtension(extension, follow, call, askerOf(connection, request, tool))
                   : followTask(client, follow, call, request);
               },
             }
@@ -79,9 +79,8 @@ export class Requests {
                           extension,
                           params,
                           call,
-                          askerOf(connection, request),
+                          askerOf(connection, request, tool),
                           options.detach,
-                          connection.tools.find((entry) => entry.name === tool)?.inputSchema,
                         )
                       : client.callTool(params, call)
                   ).catch((error: unknown) => afterUrlElicitations(error, request, connection.config.name));
@@ -256,9 +255,15 @@ export class Requests {
   }
 }
 
-/** Who answers a 2026 task's questions: the request's own person, with the server's roots. */
-function askerOf(connection: Connection, request: InFlightRequest): TaskAsker {
-  return { request, server: connection.config.name, roots: rootsOf(connection) };
+/** Who answers a 2026 task's questions (the request's own person, with the server's roots), and its tool. */
+function askerOf(connection: Connection, request: InFlightRequest, tool: string): TaskAsker {
+  const declared = connection.tools.find((entry) => entry.name === tool);
+  return {
+    request,
+    server: connection.config.name,
+    roots: rootsOf(connection),
+    ...(declared ? { tool: declared } : {}),
+  };
 }
 
 const rootsOf = (connection: Connection) =>

@@ -168,11 +168,15 @@ const wire = () => import('@modelcontextprotocol/ext-tasks/core/v2');
 /** How many multi round-trip legs one `tools/call` may take before the host gives up (as the SDK does). */
 const mostInputRounds = 10;
 
-/** What answering a task's questions needs: whose request it is, and the server's name and roots. */
+/**
+ * What answering a task's questions needs (whose request it is, the server's name and roots), and the
+ * tool's declaration (its schemas), when the connection lists it.
+ */
 export interface TaskAsker {
   request: InFlightRequest;
   server: string;
   roots: Array<{ uri: string; name?: string }>;
+  tool?: { name: string; inputSchema?: unknown; outputSchema?: unknown };
 }
 
 /** Questions (input requests) a server may put to the person in one call, and in one answer. */
@@ -260,9 +264,8 @@ export async function callWithTaskExtension(
   call: RequestOptions,
   asker: TaskAsker,
   detach?: AbortSignal,
-  inputSchema?: unknown,
 ): Promise<RawToolResult> {
-  const headers = paramHeaders(inputSchema, params.arguments);
+  const headers = paramHeaders(asker.tool?.inputSchema, params.arguments);
   const questions = new Questions(asker, call.signal);
   // A task created while the call was being aborted is cancelled as soon as its id arrives, in this
   // request's context whatever context the answer comes in.
@@ -274,7 +277,7 @@ export async function callWithTaskExtension(
   for (let round = 0; ; round++) {
     const result = await extension.request('tools/call', { ...params, ...retry }, call.signal, late, headers);
     const kind = result.resultType;
-    if (kind === 'complete') return completeResult(result);
+    if (kind === 'complete') return completeResult(result, asker.tool);
     if (kind === 'task') {
       const { CreateTaskResultV2Schema } = await wire();
       const created = CreateTaskResultV2Schema.safeParse(result);
@@ -299,12 +302,46 @@ export async function callWithTaskExtension(
   }
 }
 
-/** A `complete` result as the host reads a tool's result (its discriminator dropped), checked. */
-function completeResult(result: Record<string, unknown>): RawToolResult {
+/**
+ * A `complete` result as the host reads a tool's result (its discriminator dropped), checked: a tool
+ * result, and, when the tool declares an output schema, structured content that matches it (as the
+ * SDK's own `callTool` checks every other call).
+ */
+async function completeResult(
+  result: Record<string, unknown>,
+  tool: TaskAsker['tool'],
+): Promise<RawToolResult> {
   const { resultType: _complete, ...rest } = result;
   const checked = CallToolResultSchema.safeParse(rest);
   if (!checked.success) throw invalidResult('tools/call', `not a tool result: ${checked.error.message}`);
+  if (tool?.outputSchema && !checked.data.isError) {
+    if (checked.data.structuredContent === undefined)
+      throw invalidResult(
+        'tools/call',
+        `${tool.name} has an output schema but returned no structured content`,
+      );
+    const verdict = (await outputCheck(tool))(checked.data.structuredContent);
+    if (!verdict.valid)
+      throw invalidResult(
+        'tools/call',
+        `structured content does not match the tool's output schema: ${verdict.errorMessage}`,
+      );
+  }
   return rest as RawToolResult;
+}
+
+/** Each tool declaration's output check, compiled once (the SDK's own validator, loaded when first needed). */
+const outputChecks = new WeakMap<object, (value: unknown) => { valid: boolean; errorMessage?: string }>();
+
+async function outputCheck(
+  tool: NonNullable<TaskAsker['tool']>,
+): Promise<(value: unknown) => { valid: boolean; errorMessage?: string }> {
+  const known = outputChecks.get(tool);
+  if (known) return known;
+  const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/client/validators/ajv');
+  const check = new AjvJsonSchemaValidator().getValidator(tool.outputSchema as never);
+  outputChecks.set(tool, check);
+  return check;
 }
 
 /**
@@ -362,7 +399,8 @@ async function followExtensionTask(
   } finally {
     call.signal?.removeEventListener('abort', cancel);
   }
-  if (task.status === 'completed') return completeResult({ ...(task.result as Record<string, unknown>) });
+  if (task.status === 'completed')
+    return completeResult({ ...(task.result as Record<string, unknown>) }, questions.asker.tool);
   if (task.status === 'failed') {
     const error = task.error as { code: number; message: string; data?: unknown };
     throw new ProtocolError(error.code, error.message, error.data);
