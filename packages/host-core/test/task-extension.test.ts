@@ -1,5 +1,6 @@
 import {
   type ModernTaskServer,
+  modernTaskServerPath,
   ScriptedProvider,
   startModernTaskServer,
   toolMessage,
@@ -7,7 +8,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '../src/chat/chat-service.js';
 import type { ElicitationRequest } from '../src/tool-host.js';
-import { managerPool, remoteServer } from './helpers.js';
+import { managerPool, nodeServer, remoteServer } from './helpers.js';
 
 // The tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`): a 2026-only server (the
 // SDK's createMcpHandler, stateless) that answers tool calls with tasks, followed with tasks/get,
@@ -66,7 +67,7 @@ describe('2026-07-28 tasks extension', () => {
         message: 'Share the survey on rain with the team?',
       }),
     ]);
-    expect(statuses).toContain('survey: working on rain');
+    expect(statuses.some((status) => status.startsWith('survey: working on rain (task '))).toBe(true);
     const methods = since(from).map((request) => request.method);
     expect(methods[0]).toBe('tools/call');
     expect(methods).toContain('tasks/update');
@@ -254,5 +255,71 @@ describe('2026-07-28 tasks extension', () => {
       authorization: 'Bearer tok-of-the-asker',
     });
     await expect.poll(() => server.tasks.get(taskId)?.status).toBe('cancelled');
+  });
+});
+
+// The same server over stdio (its own process, both eras offered): the host asks in 2026-07-28 and
+// drives the extension on the process's own stdin and stdout.
+describe('2026-07-28 tasks extension over stdio', () => {
+  const pool = managerPool();
+  afterEach(() => pool.closeAll());
+
+  it('a task with a question completes; a detached one is cancelled through a follow; an aborted one is cancelled', async () => {
+    const manager = await pool.connect([
+      nodeServer('jobs', modernTaskServerPath, [], { approval: 'auto', protocolVersion: '2026-07-28' }),
+    ]);
+    expect(manager.status()[0]).toMatchObject({ state: 'connected', protocolVersion: '2026-07-28' });
+    const asked: string[] = [];
+    const survey = await manager.callTool(
+      'mcp__jobs__survey',
+      { topic: 'tide' },
+      {
+        elicit: async (request) => {
+          asked.push(request.message);
+          return { action: 'accept', content: { share: true } };
+        },
+      },
+    );
+    expect(asked).toEqual(['Share the survey on tide with the team?']);
+    expect(survey.text).toBe('survey on tide: shared');
+
+    // Detached, then cancelled through a follow: the server's own answer says so.
+    const detached = await manager.callTool(
+      'mcp__jobs__archive',
+      { topic: 'reef' },
+      { detach: AbortSignal.abort() },
+    );
+    const taskId = detached.task?.taskId ?? '';
+    expect(detached.task).toEqual({ taskId, status: 'working' });
+    const cancelled = await manager.callTool(
+      'mcp__jobs__archive',
+      {},
+      { followTask: { taskId, cancel: true } },
+    );
+    expect(cancelled.task).toEqual({ taskId, status: 'cancelled' });
+    const read = await manager.callTool('mcp__jobs__archive', {}, { followTask: { taskId, waitMs: 1000 } });
+    expect(read.task).toEqual({ taskId, status: 'cancelled' });
+
+    // Aborted while the host follows it (its first status heard): cancelled on the server, over stdio
+    // through the host's own requests on the process's stdin.
+    const stop = new AbortController();
+    const status = new Promise<string>((resolve) => {
+      void manager
+        .callTool(
+          'mcp__jobs__archive',
+          { topic: 'atoll' },
+          { signal: stop.signal, onProgress: (update) => resolve(update.message ?? '') },
+        )
+        .catch(() => undefined);
+    });
+    const atoll = /^archive: working on atoll \(task (.+)\)$/.exec(await status)?.[1] ?? '';
+    stop.abort();
+    await expect
+      .poll(
+        async () =>
+          (await manager.callTool('mcp__jobs__archive', {}, { followTask: { taskId: atoll, waitMs: 0 } }))
+            .task,
+      )
+      .toEqual({ taskId: atoll, status: 'cancelled' });
   });
 });

@@ -34,6 +34,7 @@ export {
   type ModernTask,
   type ModernTaskRequest,
   type ModernTaskServer,
+  modernTaskServerPath,
   startModernTaskServer,
   tasksExtensionId,
 } from './modern-task-server.js';
