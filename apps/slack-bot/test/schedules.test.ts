@@ -513,5 +513,24 @@ describe('schedules in App Home', () => {
       return row?.state === 'stopped' ? row : undefined;
     });
     expect(stopped.stoppedReason).toContain('stopped by admin U0ADMIN');
+
+    // The admin's Stop holds: the owner's App Home offers only Delete, and a Resume or Run now sent
+    // anyway changes nothing (before: either put the stopped schedule back to work).
+    const before = running.slack.callsOf('views.publish').length;
+    await openHome(running, 'UHUMAN01');
+    const owner = await waitFor(() =>
+      running.slack.callsOf('views.publish').length > before ? published(running, 'UHUMAN01') : undefined,
+    );
+    expect(owner).toContain('stopped by admin U0ADMIN');
+    expect(owner).toContain(scheduleActions.remove);
+    expect(owner).not.toContain(scheduleActions.resume);
+    expect(owner).not.toContain(scheduleActions.runNow);
+    for (const actionId of [scheduleActions.resume, scheduleActions.runNow]) {
+      const published = running.slack.callsOf('views.publish').length;
+      await running.slack.pressInView({ actionId, value: made?.id ?? '' });
+      // Each press ends with the App Home published again.
+      await waitFor(() => (running.slack.callsOf('views.publish').length > published ? true : undefined));
+    }
+    expect(await running.store.schedules.get(made?.id ?? '')).toMatchObject({ state: 'stopped' });
   }, 60_000);
 });

@@ -118,6 +118,25 @@ export function scheduleLines(schedule: ScheduleRecord, withOwner = false): stri
   ].join('\n');
 }
 
+/** Why a schedule an admin stopped is stopped (what `stoppedByAdmin` reads back). */
+export const adminStopReason = (admin: string) => `stopped by admin ${admin}`;
+
+/** An admin's Stop holds: its owner may delete the schedule, not resume it or run it. */
+export const stoppedByAdmin = (schedule: ScheduleRecord) =>
+  schedule.state === 'stopped' && (schedule.stoppedReason ?? '').startsWith('stopped by admin ');
+
+/** The owner's buttons: Pause or Resume, Run now (an active schedule's), Delete; only Delete after an admin's Stop. */
+function ownerButtons(schedule: ScheduleRecord) {
+  const remove = button('Delete', scheduleActions.remove, schedule.id, 'danger');
+  if (stoppedByAdmin(schedule)) return [remove];
+  if (schedule.state !== 'active') return [button('Resume', scheduleActions.resume, schedule.id), remove];
+  return [
+    button('Pause', scheduleActions.pause, schedule.id),
+    button('Run now', scheduleActions.runNow, schedule.id),
+    remove,
+  ];
+}
+
 /** The App Home's schedules: the person's own with their buttons; for admins, the workspace's with Stop. */
 export function scheduleHomeBlocks(mine: ScheduleRecord[], workspace?: ScheduleRecord[]): Block[] {
   const blocks: Block[] = [
@@ -139,13 +158,7 @@ export function scheduleHomeBlocks(mine: ScheduleRecord[], workspace?: ScheduleR
     blocks.push({
       type: 'actions',
       block_id: `schedule:${schedule.id}`,
-      elements: [
-        schedule.state === 'active'
-          ? button('Pause', scheduleActions.pause, schedule.id)
-          : button('Resume', scheduleActions.resume, schedule.id),
-        button('Run now', scheduleActions.runNow, schedule.id),
-        button('Delete', scheduleActions.remove, schedule.id, 'danger'),
-      ],
+      elements: ownerButtons(schedule),
     });
   }
   const others = (workspace ?? []).filter((schedule) => !mine.some((own) => own.id === schedule.id));

@@ -12,11 +12,13 @@ import { isWorkspaceAdmin } from '../../slack/admins.js';
 import { tellPrivately } from '../../slack/button-press.js';
 import { personOf } from '../../slack/people.js';
 import {
+  adminStopReason,
   checkProposal,
   createFromProposal,
   proposalKind,
   readProposal,
   scheduleActions,
+  stoppedByAdmin,
   whenLine,
 } from '../../slack/schedules.js';
 import { type AppHomeDependencies, publish } from '../events/app-home.js';
@@ -105,9 +107,7 @@ function onSchedule(
       if (kind === 'stop') {
         // Checked with Slack now, whatever the view showed.
         if (await isWorkspaceAdmin(client, person.user))
-          await store.schedules.setState(schedule.id, 'stopped', {
-            reason: `stopped by admin ${person.user}`,
-          });
+          await store.schedules.setState(schedule.id, 'stopped', { reason: adminStopReason(person.user) });
         else
           logger.warn(
             { ...person, schedule: schedule.id },
@@ -116,6 +116,12 @@ function onSchedule(
       } else if (schedule.owner !== person.user) {
         logger.warn({ ...person, schedule: schedule.id }, 'a press on someone else’s schedule was refused');
       } else if (kind === 'remove') await store.schedules.delete(schedule.id);
+      else if (stoppedByAdmin(schedule) || (kind === 'runNow' && schedule.state !== 'active'))
+        // An admin's Stop holds (the owner may only delete it); a paused schedule runs once it is resumed.
+        logger.warn(
+          { ...person, schedule: schedule.id, action: kind, state: schedule.state },
+          'a schedule action its state does not allow was refused',
+        );
       else if (kind === 'pause') await store.schedules.setState(schedule.id, 'paused');
       else if (kind === 'runNow') {
         await store.schedules.setState(schedule.id, 'active', { nextRunAt: now });
