@@ -37,6 +37,7 @@ describe('2026-07-28 tasks extension', () => {
       'mcp__jobs__garbage',
       'mcp__jobs__leaky',
       'mcp__jobs__rainfall',
+      'mcp__jobs__steps',
       'mcp__jobs__quick',
     ]);
     const from = server.requests.length;
@@ -112,6 +113,52 @@ describe('2026-07-28 tasks extension', () => {
       ['tools/call', 'ballot:lunch'],
       ['tasks/get', undefined],
     ]);
+  });
+
+  it('a call that asks again under the same key is asked again (each round answers all its questions)', async () => {
+    const manager = await connect();
+    const asked: string[] = [];
+    const outcome = await manager.callTool(
+      'mcp__jobs__steps',
+      { topic: 'wizard' },
+      {
+        elicit: async (request) => {
+          asked.push(request.message);
+          return {
+            action: 'accept',
+            content: request.message === 'Step 1?' ? { first: 'a' } : { second: 'b' },
+          };
+        },
+      },
+    );
+    // Before: the second question was taken for the first, never asked, and the call gave up after 10 rounds.
+    expect(asked).toEqual(['Step 1?', 'Step 2?']);
+    expect(outcome.text).toBe('steps done: b');
+  });
+
+  it('a follow reads a task that failed, or that the server no longer knows, as ended: a result, not an error to retry', async () => {
+    const manager = await connect();
+    const detached = await manager.callTool(
+      'mcp__jobs__archive',
+      { topic: 'ledger' },
+      { detach: AbortSignal.abort() },
+    );
+    const taskId = detached.task?.taskId ?? '';
+    expect(detached.task?.status).toBe('working');
+    const task = server.tasks.get(taskId);
+    if (!task) throw new Error('no task');
+    task.status = 'failed';
+    task.error = { code: -32603, message: 'the ledger archive is offline' };
+    const failed = await manager.callTool('mcp__jobs__archive', {}, { followTask: { taskId, waitMs: 1000 } });
+    expect(failed).toMatchObject({ isError: true, task: { taskId, status: 'failed' } });
+    expect(failed.text).toContain('the ledger archive is offline');
+    const unknown = await manager.callTool(
+      'mcp__jobs__archive',
+      {},
+      { followTask: { taskId: 'no-such-task', waitMs: 1000 } },
+    );
+    expect(unknown).toMatchObject({ isError: true, task: { taskId: 'no-such-task', status: 'failed' } });
+    expect(unknown.text).toContain('no longer knows it');
   });
 
   it('nobody to ask: the question inside a task is dismissed (cancel), and the task ends with that answer', async () => {

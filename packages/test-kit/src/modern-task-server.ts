@@ -128,40 +128,74 @@ function taskServers(lastAuthorization: () => string | undefined) {
       { capabilities: { tools: {}, extensions: { [tasksExtensionId]: {} } } },
     );
     server.setRequestHandler('tools/list', async () => ({
-      tools: ['survey', 'archive', 'broken', 'vote', 'pester', 'garbage', 'leaky', 'rainfall', 'quick'].map(
-        (name) => ({
-          name,
-          description:
-            name === 'quick'
-              ? 'Answers at once'
-              : `Runs a ${name} on a topic as a background task (2026-07-28 tasks extension)`,
-          inputSchema: {
-            type: 'object' as const,
-            properties: (name === 'quick'
-              ? { text: { type: 'string' } }
-              : // The topic is mirrored in a header (`Mcp-Param-Topic`), as 2026-07-28 lets a tool ask.
-                { topic: { type: 'string', 'x-mcp-header': 'Topic' } }) as Record<
-              string,
-              Record<string, string>
-            >,
-          },
-          annotations: { readOnlyHint: true },
-          ...(name === 'rainfall'
-            ? {
-                outputSchema: {
-                  type: 'object' as const,
-                  properties: { mm: { type: 'number' } },
-                  required: ['mm'],
-                },
-              }
-            : {}),
-        }),
-      ),
+      tools: [
+        'survey',
+        'archive',
+        'broken',
+        'vote',
+        'pester',
+        'garbage',
+        'leaky',
+        'rainfall',
+        'steps',
+        'quick',
+      ].map((name) => ({
+        name,
+        description:
+          name === 'quick'
+            ? 'Answers at once'
+            : `Runs a ${name} on a topic as a background task (2026-07-28 tasks extension)`,
+        inputSchema: {
+          type: 'object' as const,
+          properties: (name === 'quick'
+            ? { text: { type: 'string' } }
+            : // The topic is mirrored in a header (`Mcp-Param-Topic`), as 2026-07-28 lets a tool ask.
+              { topic: { type: 'string', 'x-mcp-header': 'Topic' } }) as Record<
+            string,
+            Record<string, string>
+          >,
+        },
+        annotations: { readOnlyHint: true },
+        ...(name === 'rainfall'
+          ? {
+              outputSchema: {
+                type: 'object' as const,
+                properties: { mm: { type: 'number' } },
+                required: ['mm'],
+              },
+            }
+          : {}),
+      })),
     }));
     server.setRequestHandler('tools/call', async (call, ctx) => {
       const params = call.params as { name: string; arguments?: Record<string, unknown> };
       if (params.name === 'quick')
         return { content: [{ type: 'text', text: `quick: ${String(params.arguments?.text ?? '')}` }] };
+      if (params.name === 'steps') {
+        // Two questions in turn under the same key, as a wizard asks (no task).
+        const answer = (ctx.mcpReq.inputResponses?.input as { content?: Record<string, string> } | undefined)
+          ?.content;
+        if (answer?.second !== undefined)
+          return { content: [{ type: 'text', text: `steps done: ${answer.second}` }] };
+        const step = answer?.first === undefined ? 'first' : 'second';
+        return {
+          resultType: 'input_required',
+          inputRequests: {
+            input: {
+              method: 'elicitation/create',
+              params: {
+                mode: 'form',
+                message: step === 'first' ? 'Step 1?' : 'Step 2?',
+                requestedSchema: {
+                  type: 'object',
+                  properties: { [step]: { type: 'string' } },
+                  required: [step],
+                },
+              },
+            },
+          },
+        } as never;
+      }
       if (!declared(ctx.mcpReq.envelope)) throw missingCapability();
       const topic = String(params.arguments?.topic ?? '');
       // A vote asks first (a multi round-trip request on tools/call itself), then makes a task that
@@ -294,6 +328,7 @@ function taskServers(lastAuthorization: () => string | undefined) {
  * - `leaky(topic)`: a task whose question repeats the `Authorization` header the server was sent;
  * - `vote(topic)`: asks first (`input_required` on the call itself, with a `requestState` the retry must
  *   echo), then answers with a task that is complete at once;
+ * - `steps(topic)`: asks two questions in turn under the same key (`input_required`), then answers;
  * - `quick(text)`: answers at once, a plain result, whatever the client declared.
  * A task tool called by a client that did not declare the extension is refused with -32021, as are
  * `tasks/*` requests without it; an unknown task id is -32602.

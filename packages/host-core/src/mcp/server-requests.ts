@@ -125,6 +125,9 @@ export async function elicitFor(
   if (!request.elicit) return { action: 'cancel' };
   const ask = request.elicit;
   const url = params.mode === 'url';
+  // A page address carrying a secret of the request is neither shown nor mended (a link with the
+  // secret hidden would open the wrong page): declined.
+  if (url && request.hide(params.url) !== params.url) return { action: 'decline' };
   // The question reaches a thread: a secret of the request the server echoes in it stays hidden.
   const answer = await paused(request, () =>
     ask({
@@ -200,16 +203,23 @@ export async function afterUrlElicitations(
   const lines: string[] = [];
   for (const page of pages.slice(0, 3)) {
     const where = originOf(page.url);
-    const said = `"${page.message.slice(0, 300)}" (a page on ${where})`;
+    const said = `"${request.hide(page.message).slice(0, 300)}" (a page on ${where})`;
     if (!request.elicit) {
       lines.push(
         `The server needs the user to open a page first: ${said}, but the user could not be asked here.`,
       );
       continue;
     }
+    if (request.hide(page.url) !== page.url) {
+      lines.push(
+        `The server asked the user to open a page whose address carries one of their secrets; the host did not show it. Tell them the tool cannot run here.`,
+      );
+      continue;
+    }
     const ask = request.elicit;
+    const message = request.hide(page.message);
     const answer = await paused(request, () =>
-      ask({ server, mode: 'url', message: page.message, url: page.url, elicitationId: page.elicitationId }),
+      ask({ server, mode: 'url', message, url: page.url, elicitationId: page.elicitationId }),
     );
     lines.push(
       answer.action === 'accept'

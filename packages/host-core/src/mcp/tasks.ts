@@ -1,6 +1,11 @@
 import { AsyncResource } from 'node:async_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { type Client, ProtocolError, type RequestOptions } from '@modelcontextprotocol/client';
+import {
+  type Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestOptions,
+} from '@modelcontextprotocol/client';
 import {
   CallToolResultSchema,
   CancelTaskResultSchema,
@@ -77,6 +82,7 @@ async function pollTask(
   call: RequestOptions,
   request: Pick<InFlightRequest, 'progressed'>,
   until: AbortSignal | undefined,
+  mode: FollowMode = 'turn',
 ): Promise<TaskNote> {
   let task = first;
   const taskId = task.taskId;
@@ -89,11 +95,36 @@ async function pollTask(
   }
   if (task.status === 'cancelled')
     return taskNote(taskId, 'cancelled', `The task ${taskId} was cancelled.`, true);
-  return (await client.request(
-    { method: 'tasks/result', params: { taskId } },
-    CallToolResultSchema,
-    call,
-  )) as RawToolResult;
+  try {
+    return (await client.request(
+      { method: 'tasks/result', params: { taskId } },
+      CallToolResultSchema,
+      call,
+    )) as RawToolResult;
+  } catch (error) {
+    // The task ended with an error: for a follow, that is its end, not a failure to look again.
+    if (mode === 'follow' && error instanceof ProtocolError && !call.signal?.aborted)
+      return endedBadly(taskId, error.message);
+    throw error;
+  }
+}
+
+/**
+ * Who follows a task: a turn (the person waits; a task the host stops following is cancelled) or a
+ * follow of a task left running (`followTask`: a task that ended badly is a result that says so, and
+ * a request that failed on the way leaves the task to the next follow).
+ */
+type FollowMode = 'turn' | 'follow';
+
+/** A task that ended without a result, as a follow reads it. */
+const endedBadly = (taskId: string, why: string): TaskNote =>
+  taskNote(taskId, 'failed', `The task ${taskId} ended without a result: ${why}`, true);
+
+/** A follow's first look at a task the server no longer knows (-32602): it has ended, for good. */
+function unknownTask(error: unknown, taskId: string, signal: AbortSignal | undefined): TaskNote {
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams && !signal?.aborted)
+    return endedBadly(taskId, `the server no longer knows it (${error.message})`);
+  throw error;
 }
 
 /**
@@ -152,13 +183,17 @@ export async function followTask(
     );
     return taskNote(follow.taskId, 'cancelled', `The task ${follow.taskId} was cancelled.`, true);
   }
-  const task = await client.request(
-    { method: 'tasks/get', params: { taskId: follow.taskId } },
-    GetTaskResultSchema,
-    call,
-  );
-  return pollTask(client, task, call, request, AbortSignal.timeout(follow.waitMs ?? 10_000));
+  let task: Awaited<ReturnType<typeof readTask>>;
+  try {
+    task = await readTask(client, follow.taskId, call);
+  } catch (error) {
+    return unknownTask(error, follow.taskId, call.signal);
+  }
+  return pollTask(client, task, call, request, AbortSignal.timeout(follow.waitMs ?? 10_000), 'follow');
 }
+
+const readTask = (client: Client, taskId: string, call: RequestOptions) =>
+  client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, call);
 
 // --- The tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`) ---
 
@@ -184,11 +219,13 @@ const mostQuestions = 10;
 const mostAtOnce = 5;
 
 /**
- * The questions of one call so far: answered keys (each is asked once, however often a poll repeats
- * it) and the count, so that a server cannot keep the person answering forever.
+ * The questions of one call so far, counted (a server cannot keep the person answering forever), and
+ * the keys a task's polls repeat (each is asked once). A `tools/call` round's questions are all
+ * answered, each round: a server may ask again under the same key (as the SDK's own driver answers).
  */
 class Questions {
   private readonly answered = new Set<string>();
+  private asked = 0;
   /** A question could not be put or answered (sampling refused, a malformed request). */
   failed = false;
 
@@ -197,19 +234,23 @@ class Questions {
     private readonly signal: AbortSignal | undefined,
   ) {}
 
-  /** Answers every input request not answered yet. */
-  async answer(requests: Record<string, unknown>): Promise<Record<string, Record<string, unknown>>> {
-    const fresh = Object.entries(requests).filter(([key]) => !this.answered.has(key));
+  /** Answers the input requests: a task's not answered yet (`once`), or every one of a call's round. */
+  async answer(
+    requests: Record<string, unknown>,
+    once: boolean,
+  ): Promise<Record<string, Record<string, unknown>>> {
+    const fresh = Object.entries(requests).filter(([key]) => !once || !this.answered.has(key));
     if (fresh.length > mostAtOnce)
       throw invalidResult(
         'tools/call',
         `the server asks ${fresh.length} questions at once (at most ${mostAtOnce})`,
       );
-    if (this.answered.size + fresh.length > mostQuestions)
+    if (this.asked + fresh.length > mostQuestions)
       throw invalidResult(
         'tools/call',
         `the server keeps asking (more than ${mostQuestions} questions in one call)`,
       );
+    this.asked += fresh.length;
     const responses: Record<string, Record<string, unknown>> = {};
     for (const [key, input] of fresh) {
       // The person stopped the turn: nothing more is asked of them.
@@ -285,7 +326,7 @@ export async function callWithTaskExtension(
         if (typeof result.taskId === 'string') cancelLater(extension, result.taskId);
         throw invalidResult('tools/call', `a malformed task: ${created.error.message}`);
       }
-      return followExtensionTask(extension, created.data, call, questions, detach);
+      return followExtensionTask(extension, created.data, call, questions, detach, 'turn');
     }
     if (kind !== 'input_required')
       throw invalidResult(
@@ -296,7 +337,9 @@ export async function callWithTaskExtension(
       throw invalidResult('tools/call', `still asking for input after ${mostInputRounds} rounds`);
     const requests = (result.inputRequests ?? {}) as Record<string, unknown>;
     retry = {
-      ...(Object.keys(requests).length > 0 ? { inputResponses: await questions.answer(requests) } : {}),
+      ...(Object.keys(requests).length > 0
+        ? { inputResponses: await questions.answer(requests, false) }
+        : {}),
       ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
     };
   }
@@ -358,12 +401,15 @@ async function followExtensionTask(
   call: RequestOptions,
   questions: Questions,
   until: AbortSignal | undefined,
+  mode: FollowMode,
 ): Promise<RawToolResult> {
   const taskId = first.taskId;
   const progressed = (update: number, message: string) =>
     questions.asker.request.progressed({ progress: update, message });
   const cancel = () => cancelLater(extension, taskId);
   call.signal?.addEventListener('abort', cancel, { once: true });
+  // Aborted before the listener was there (the task's id arrived as the call was being stopped).
+  if (call.signal?.aborted) cancel();
   let task: Record<string, unknown> & { status: string; statusMessage?: string; pollIntervalMs?: number } =
     first;
   try {
@@ -375,7 +421,10 @@ async function followExtensionTask(
       if (!detailed && task.status !== 'working') {
         // Read at once below.
       } else if (task.status === 'input_required') {
-        const inputResponses = await questions.answer((task.inputRequests ?? {}) as Record<string, unknown>);
+        const inputResponses = await questions.answer(
+          (task.inputRequests ?? {}) as Record<string, unknown>,
+          true,
+        );
         if (Object.keys(inputResponses).length > 0)
           await extension.request('tasks/update', { taskId, inputResponses }, call.signal);
       } else if (task.status !== 'working') break;
@@ -391,18 +440,31 @@ async function followExtensionTask(
       task = read.data;
     }
   } catch (error) {
-    // The server's answers cannot be followed (malformed, too many questions) or its question could not
-    // be put: the task is not left running for nobody. A request that failed on the way (the server
-    // restarting, a timeout) leaves it to be followed again; an abort cancelled it above.
-    if (!call.signal?.aborted && (error instanceof InvalidResult || questions.failed)) cancel();
+    // A task the host stops following is not left running for nobody: in a turn, whatever stopped it
+    // (the person is told the tool failed); in a follow, only when it cannot be followed at all (its
+    // answers malformed, too many questions, a question that could not be put), since a request that
+    // failed on the way (the server restarting, a timeout) leaves it to the next follow. An abort
+    // cancelled it above.
+    const unfollowable = error instanceof InvalidResult || questions.failed;
+    if (!call.signal?.aborted && (mode === 'turn' || unfollowable)) cancel();
+    if (mode === 'follow' && unfollowable)
+      return endedBadly(taskId, `the host cancelled it: ${error instanceof Error ? error.message : error}`);
     throw error;
   } finally {
     call.signal?.removeEventListener('abort', cancel);
   }
-  if (task.status === 'completed')
-    return completeResult({ ...(task.result as Record<string, unknown>) }, questions.asker.tool);
+  if (task.status === 'completed') {
+    const result = completeResult({ ...(task.result as Record<string, unknown>) }, questions.asker.tool);
+    return mode === 'follow'
+      ? result.catch((error: unknown) => {
+          if (error instanceof InvalidResult) return endedBadly(taskId, error.message);
+          throw error;
+        })
+      : result;
+  }
   if (task.status === 'failed') {
     const error = task.error as { code: number; message: string; data?: unknown };
+    if (mode === 'follow') return endedBadly(taskId, error.message);
     throw new ProtocolError(error.code, error.message, error.data);
   }
   return taskNote(taskId, 'cancelled', `The task ${taskId} was cancelled.`, true);
@@ -420,15 +482,20 @@ export async function followExtension(
     return taskNote(follow.taskId, 'cancelled', `The task ${follow.taskId} was cancelled.`, true);
   }
   const { DetailedTaskV2Schema } = await wire();
-  const read = DetailedTaskV2Schema.safeParse(
-    await extension.request('tasks/get', { taskId: follow.taskId }, call.signal),
-  );
-  if (!read.success) throw invalidResult('tasks/get', read.error.message);
+  let answer: Record<string, unknown>;
+  try {
+    answer = await extension.request('tasks/get', { taskId: follow.taskId }, call.signal);
+  } catch (error) {
+    return unknownTask(error, follow.taskId, call.signal);
+  }
+  const read = DetailedTaskV2Schema.safeParse(answer);
+  if (!read.success) return endedBadly(follow.taskId, `its state cannot be read: ${read.error.message}`);
   return followExtensionTask(
     extension,
     read.data,
     call,
     new Questions(asker, call.signal),
     AbortSignal.timeout(follow.waitMs ?? 10_000),
+    'follow',
   );
 }
