@@ -531,6 +531,16 @@ describe('schedules in App Home', () => {
       // Each press ends with the App Home published again.
       await waitFor(() => (running.slack.callsOf('views.publish').length > published ? true : undefined));
     }
-    expect(await running.store.schedules.get(made?.id ?? '')).toMatchObject({ state: 'stopped' });
+    // Nor does the slash command (before: `resume` and `run` put it back to work, `pause` erased the Stop).
+    for (const verb of ['resume', 'run', 'pause']) {
+      const reply = await command(running, `schedule ${verb} ${(made?.id ?? '').slice(0, 8)}`, {
+        channel: 'C0HOMES',
+      });
+      expect(reply).toContain('was stopped by an admin');
+    }
+    expect(await running.store.schedules.get(made?.id ?? '')).toMatchObject({
+      state: 'stopped',
+      stoppedReason: 'stopped by admin U0ADMIN',
+    });
   }, 60_000);
 });

@@ -300,13 +300,18 @@ export class Schedules {
     return Number(updated.numUpdatedRows) > 0;
   }
 
-  /** Pauses, resumes (with the next occurrence) or stops a schedule (with the reason). */
+  /**
+   * Pauses, resumes (with the next occurrence) or stops a schedule (with the reason). Guards, checked in
+   * the same statement (a concurrent change cannot slip between a read and this write): `from`, the
+   * states it may change from; `keepStopsWith`, a stop whose reason starts so stays as it is. Whether it
+   * changed.
+   */
   async setState(
     id: string,
     state: ScheduleState,
-    options: { nextRunAt?: Date; reason?: string } = {},
+    options: { nextRunAt?: Date; reason?: string; from?: ScheduleState[]; keepStopsWith?: string } = {},
   ): Promise<boolean> {
-    const updated = await this.db
+    let update = this.db
       .updateTable('schedules')
       .set({
         state,
@@ -314,8 +319,19 @@ export class Schedules {
         stopped_reason: state === 'stopped' ? (options.reason ?? null) : null,
         updated_at: new Date(),
       })
-      .where('id', '=', id)
-      .executeTakeFirst();
+      .where('id', '=', id);
+    if (options.from) update = update.where('state', 'in', options.from);
+    const kept = options.keepStopsWith;
+    if (kept !== undefined)
+      update = update.where((row) =>
+        row.not(
+          row.and([
+            row('state', '=', 'stopped'),
+            row(sql<string>`left(coalesce(stopped_reason, ''), ${kept.length})`, '=', kept),
+          ]),
+        ),
+      );
+    const updated = await update.executeTakeFirst();
     return Number(updated.numUpdatedRows) > 0;
   }
 

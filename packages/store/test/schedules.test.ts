@@ -49,6 +49,35 @@ onBothEngines('schedules', ({ engine, fresh, open }) => {
     expect(await first.schedules.get(made.id)).toBeUndefined();
   });
 
+  it('a state change may be guarded: from given states only, and a stop with a given reason stays', async () => {
+    const store = await open(fresh());
+    const made = await store.schedules.create(schedule());
+    const guard = { keepStopsWith: 'stopped by admin ' };
+    expect(await store.schedules.setState(made.id, 'paused', guard)).toBe(true);
+    // Run now is for an active schedule only.
+    expect(
+      await store.schedules.setState(made.id, 'active', {
+        nextRunAt: at('2026-11-28T00:00:00Z'),
+        from: ['active'],
+      }),
+    ).toBe(false);
+    expect((await store.schedules.get(made.id))?.state).toBe('paused');
+    await store.schedules.setState(made.id, 'stopped', { reason: 'stopped by admin U_ADMIN' });
+    for (const state of ['active', 'paused'] as const)
+      expect(
+        await store.schedules.setState(made.id, state, { ...guard, nextRunAt: at('2026-11-28T00:00:00Z') }),
+      ).toBe(false);
+    expect(await store.schedules.get(made.id)).toMatchObject({
+      state: 'stopped',
+      stoppedReason: 'stopped by admin U_ADMIN',
+    });
+    // A stop for another reason (the owner lost the channel) may be resumed.
+    await store.schedules.setState(made.id, 'stopped', { reason: 'U_ALICE is not in C_GENERAL' });
+    expect(
+      await store.schedules.setState(made.id, 'active', { ...guard, nextRunAt: at('2026-11-28T00:00:00Z') }),
+    ).toBe(true);
+  });
+
   it('a run records posting before its post: only its own replica may; finish sets the last result', async () => {
     const store = await open(fresh());
     const made = await store.schedules.create(schedule());

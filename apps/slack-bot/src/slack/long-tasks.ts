@@ -171,7 +171,8 @@ export class LongTaskFollower {
         // A server restarting or out of reach for a while: look again later, a few times, before
         // giving the task up (each failure is logged, the last one is posted).
         if (++failures <= failuresAllowed) {
-          const waitMs = (this.options.retryMs ?? 10_000) * 2 ** (failures - 1);
+          // At most an hour between looks (a timer cannot wait past 2³¹−1 ms anyway).
+          const waitMs = Math.min((this.options.retryMs ?? 10_000) * 2 ** (failures - 1), 3_600_000);
           this.options.logger.warn(
             { task: task.id, failures, waitMs, error: reason },
             'following a task failed; looking again later',

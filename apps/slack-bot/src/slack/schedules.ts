@@ -118,12 +118,31 @@ export function scheduleLines(schedule: ScheduleRecord, withOwner = false): stri
   ].join('\n');
 }
 
-/** Why a schedule an admin stopped is stopped (what `stoppedByAdmin` reads back). */
-export const adminStopReason = (admin: string) => `stopped by admin ${admin}`;
+/** How the reason of a schedule an admin stopped begins (what `stoppedByAdmin` reads back). */
+const adminStop = 'stopped by admin ';
+
+/** Why a schedule an admin stopped is stopped. */
+export const adminStopReason = (admin: string) => `${adminStop}${admin}`;
 
 /** An admin's Stop holds: its owner may delete the schedule, not resume it or run it. */
 export const stoppedByAdmin = (schedule: ScheduleRecord) =>
-  schedule.state === 'stopped' && (schedule.stoppedReason ?? '').startsWith('stopped by admin ');
+  schedule.state === 'stopped' && (schedule.stoppedReason ?? '').startsWith(adminStop);
+
+/**
+ * The owner changes a schedule's state (pause, resume, run now), guarded in the store's own statement:
+ * an admin's Stop stays, and Run now applies to an active schedule only. Whether it changed.
+ */
+export function ownerSetsState(
+  store: Pick<Store, 'schedules'>,
+  id: string,
+  change: { state: 'active' | 'paused'; nextRunAt?: Date; runNow?: boolean },
+): Promise<boolean> {
+  return store.schedules.setState(id, change.state, {
+    keepStopsWith: adminStop,
+    ...(change.nextRunAt ? { nextRunAt: change.nextRunAt } : {}),
+    ...(change.runNow ? { from: ['active'] } : {}),
+  });
+}
 
 /** The owner's buttons: Pause or Resume, Run now (an active schedule's), Delete; only Delete after an admin's Stop. */
 function ownerButtons(schedule: ScheduleRecord) {

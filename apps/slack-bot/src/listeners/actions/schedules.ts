@@ -15,10 +15,10 @@ import {
   adminStopReason,
   checkProposal,
   createFromProposal,
+  ownerSetsState,
   proposalKind,
   readProposal,
   scheduleActions,
-  stoppedByAdmin,
   whenLine,
 } from '../../slack/schedules.js';
 import { type AppHomeDependencies, publish } from '../events/app-home.js';
@@ -116,19 +116,23 @@ function onSchedule(
       } else if (schedule.owner !== person.user) {
         logger.warn({ ...person, schedule: schedule.id }, 'a press on someone else’s schedule was refused');
       } else if (kind === 'remove') await store.schedules.delete(schedule.id);
-      else if (stoppedByAdmin(schedule) || (kind === 'runNow' && schedule.state !== 'active'))
-        // An admin's Stop holds (the owner may only delete it); a paused schedule runs once it is resumed.
-        logger.warn(
-          { ...person, schedule: schedule.id, action: kind, state: schedule.state },
-          'a schedule action its state does not allow was refused',
-        );
-      else if (kind === 'pause') await store.schedules.setState(schedule.id, 'paused');
-      else if (kind === 'runNow') {
-        await store.schedules.setState(schedule.id, 'active', { nextRunAt: now });
-        dependencies.wake?.();
-      } else {
-        const next = nextOccurrence(schedule.cron, schedule.timeZone, now);
-        if (next) await store.schedules.setState(schedule.id, 'active', { nextRunAt: next });
+      else {
+        // The store checks the state in the same statement: an admin's Stop holds (the owner may only
+        // delete it), and a paused schedule runs once it is resumed.
+        const next = kind === 'resume' ? nextOccurrence(schedule.cron, schedule.timeZone, now) : undefined;
+        const changed =
+          kind === 'pause'
+            ? await ownerSetsState(store, schedule.id, { state: 'paused' })
+            : kind === 'runNow'
+              ? await ownerSetsState(store, schedule.id, { state: 'active', nextRunAt: now, runNow: true })
+              : next !== undefined &&
+                (await ownerSetsState(store, schedule.id, { state: 'active', nextRunAt: next }));
+        if (changed && kind === 'runNow') dependencies.wake?.();
+        if (!changed)
+          logger.warn(
+            { ...person, schedule: schedule.id, action: kind, state: schedule.state },
+            'a schedule action its state does not allow was refused',
+          );
       }
       await publish(client, person, dependencies);
     } catch (error) {

@@ -5,7 +5,9 @@ import type { App } from '@slack/bolt';
 import {
   checkProposal,
   createFromProposal,
+  ownerSetsState,
   scheduleLines,
+  stoppedByAdmin,
   timeZoneOf,
   whenLine,
 } from '../../slack/schedules.js';
@@ -43,14 +45,16 @@ export async function scheduleCommand(
       await store.schedules.delete(schedule.id);
       return `🗑 Deleted: ${schedule.description}.`;
     }
-    if (verb === 'pause') {
-      await store.schedules.setState(schedule.id, 'paused');
-      return `⏸ Paused: ${schedule.description}.`;
-    }
-    if (verb === 'run') {
-      await store.schedules.setState(schedule.id, 'active', { nextRunAt: now });
-      return `▶️ ${schedule.description} runs now.`;
-    }
+    if (stoppedByAdmin(schedule) && verb !== 'edit')
+      return `⏹ ${schedule.description} was stopped by an admin: you can delete it (\`/assistant schedule delete ${schedule.id.slice(0, 8)}\`), not ${verb} it.`;
+    if (verb === 'pause')
+      return (await ownerSetsState(store, schedule.id, { state: 'paused' }))
+        ? `⏸ Paused: ${schedule.description}.`
+        : `${schedule.description} cannot be paused now.`;
+    if (verb === 'run')
+      return (await ownerSetsState(store, schedule.id, { state: 'active', nextRunAt: now, runNow: true }))
+        ? `▶️ ${schedule.description} runs now.`
+        : `${schedule.description} is not active: resume it first (\`/assistant schedule resume ${schedule.id.slice(0, 8)}\`).`;
     const words = verb === 'edit' ? rest.join(' ') : schedule.description;
     const timeZone = verb === 'edit' ? await timeZoneOf(client, person.user) : schedule.timeZone;
     try {
@@ -60,7 +64,8 @@ export async function scheduleCommand(
       if (!next) return 'That schedule never runs again.';
       if (verb === 'edit')
         await store.schedules.reschedule(schedule.id, { ...times, timeZone, nextRunAt: next });
-      else await store.schedules.setState(schedule.id, 'active', { nextRunAt: next });
+      else if (!(await ownerSetsState(store, schedule.id, { state: 'active', nextRunAt: next })))
+        return `${schedule.description} cannot be resumed now.`;
       return `✅ ${whenLine(times.description, times.cron, timeZone, next)}`;
     } catch (error) {
       if (error instanceof ScheduleWordsError) return error.message;
