@@ -124,10 +124,9 @@ describe('2026-07-28 tasks extension', () => {
       {
         elicit: async (request) => {
           asked.push(request.message);
-          return {
-            action: 'accept',
-            content: request.message === 'Step 1?' ? { first: 'a' } : { second: 'b' },
-          };
+          const content: Record<string, string> =
+            request.message === 'Step 1?' ? { first: 'a' } : { second: 'b' };
+          return { action: 'accept', content };
         },
       },
     );
