@@ -195,7 +195,8 @@ describe("a signal to the README's command", () => {
       const top = run.child.pid as number;
       let tree: number[] = [];
       try {
-        expect(await until(() => ready.test(run.output()), 240_000)).toBe(true);
+        // Not ready: what the command printed says why (its last lines).
+        expect(await until(() => ready.test(run.output()), 240_000), run.output().slice(-3000)).toBe(true);
         // The shipped weather server runs below the app (dev: the tsc watchers run, the app not yet).
         const below = mode === 'dev' ? '/tsc ' : 'mcp_servers/';
         expect(await until(() => descendantsOf(top).some((pid) => commandOf(pid).includes(below)))).toBe(
