@@ -92,15 +92,17 @@ export async function startHarness(
     ...(options.vision !== undefined ? { vision: options.vision } : {}),
   });
   const dataDir = embeddedStoreFolder('bot-store-');
-  const port = await freePort();
-  const botConfig = readBotConfig({
-    SLACK_BOT_TOKEN: 'xoxb-test-token',
-    SLACK_APP_TOKEN: 'xapp-test-token',
-    SLACK_API_URL: slack.apiUrl,
-    PORT: String(port),
-    ...(options.publicUrl ? { PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
-    ...options.env,
-  });
+  const configure = (port: number) =>
+    readBotConfig({
+      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_APP_TOKEN: 'xapp-test-token',
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(port),
+      ...(options.publicUrl ? { PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
+      ...options.env,
+    });
+  let port = await freePort();
+  let botConfig = configure(port);
   const boot = async () => {
     const store = await openStore({ dataDir, env: {}, logger });
     const hooks = operatorHooks(store, options.env ?? {});
@@ -125,10 +127,29 @@ export async function startHarness(
       logger,
       ...(options.now ? { now: options.now } : {}),
     });
-    await bot.start();
+    try {
+      await bot.start();
+    } catch (error) {
+      await people.close();
+      await store.close();
+      throw error;
+    }
     return { store, people, bot };
   };
-  let running = await boot();
+  // A port found free may be taken by another process before the bot binds it (tests run side by
+  // side): then the bot starts again on another.
+  const bootOnAFreePort = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await boot();
+      } catch (error) {
+        if ((error as Error).name !== 'PortInUseError' || attempt >= 5) throw error;
+        port = await freePort();
+        botConfig = configure(port);
+      }
+    }
+  };
+  let running = await bootOnAFreePort();
   if (botConfig.appToken) await slack.connected();
   const stopAll = async () => {
     await running.bot.stop(2000);
