@@ -4,31 +4,21 @@ import { listenOnLoopback, startTokenServer, type TokenServer, tokenOf } from '@
 import { afterEach, describe, expect, it } from 'vitest';
 import { homeActions } from '../src/slack/app-home.js';
 import { adminActions, serverFields } from '../src/slack/workspace-admin.js';
-import { answered, type Harness, mentionBot, startHarness, waitFor } from './harness.js';
+import {
+  answered,
+  type Harness,
+  mentionBot,
+  openHome,
+  publishedHome,
+  startHarness,
+  waitFor,
+} from './harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-/** The last home view published for a person, as text. */
-const published = (running: Harness, user: string, after = 0) =>
-  running.slack
-    .callsOf('views.publish')
-    .slice(after)
-    .filter((call) => call.args.user_id === user)
-    .map((call) => JSON.stringify(call.args.view))
-    .at(-1);
-
-const openHome = (running: Harness, user: string) =>
-  running.slack.push({
-    type: 'app_home_opened',
-    user,
-    channel: 'D0HOME',
-    tab: 'home',
-    event_ts: '1700000000.000100',
-  });
 
 describe('App Home', () => {
   it('a member sees the servers, their state and their own usage; an admin also their controls and the audit', async () => {
@@ -42,7 +32,7 @@ describe('App Home', () => {
       toolCalls: 2,
     });
     await openHome(running, 'UHUMAN01');
-    const member = await waitFor(() => published(running, 'UHUMAN01'));
+    const member = await waitFor(() => publishedHome(running, 'UHUMAN01'));
     expect(member).toContain('*weather* (stdio)');
     // #42 the catalog's size: per server in its line, and in all.
     expect(member).toContain('1 tool from 1 server; each question is offered the few that fit it');
@@ -51,7 +41,7 @@ describe('App Home', () => {
     expect(member).not.toContain('Latest audit entries');
 
     await openHome(running, 'U_ADMIN');
-    const admin = await waitFor(() => published(running, 'U_ADMIN'));
+    const admin = await waitFor(() => publishedHome(running, 'U_ADMIN'));
     expect(admin).toContain(homeActions.disable);
     expect(admin).toContain('Latest audit entries');
   }, 30_000);
@@ -66,7 +56,7 @@ describe('App Home', () => {
     const running = harness;
     running.slack.setPerson('U_ADMIN', { team: 'T0001', admin: true });
     await openHome(running, 'U_ADMIN');
-    const view = JSON.parse((await waitFor(() => published(running, 'U_ADMIN'))) as string) as {
+    const view = JSON.parse((await waitFor(() => publishedHome(running, 'U_ADMIN'))) as string) as {
       blocks: Array<{ type: string; block_id?: string; text?: { text: string } }>;
     };
     const section = (name: string) =>
@@ -93,12 +83,12 @@ describe('App Home', () => {
       )?.enabled;
     const before = running.slack.callsOf('views.publish').length;
     await running.slack.pressInView({ actionId: homeActions.disable, value: 'weather', user: 'UHUMAN01' });
-    await waitFor(() => published(running, 'UHUMAN01', before));
+    await waitFor(() => publishedHome(running, 'UHUMAN01', before));
     expect(await enabled()).toBe(true);
     expect(running.logger.lines.some((line) => /not an admin was refused/.test(line.message))).toBe(true);
 
     await running.slack.pressInView({ actionId: homeActions.disable, value: 'weather', user: 'U_ADMIN' });
-    await waitFor(() => published(running, 'U_ADMIN'));
+    await waitFor(() => publishedHome(running, 'U_ADMIN'));
     expect(await enabled()).toBe(false);
     const audit = await running.store?.audit.recent('T0001');
     expect(audit?.[0]).toMatchObject({ kind: 'admin', person: 'U_ADMIN', detail: 'disabled weather' });
@@ -185,7 +175,7 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
     const added = await submit(running, 'U_ADMIN', fields(remote.url));
     expect(added).toMatchObject({ response_action: 'update' });
     expect(JSON.stringify(added)).toContain('is added to this workspace with 1 tool');
-    const home = await waitFor(() => published(running, 'U_ADMIN'));
+    const home = await waitFor(() => publishedHome(running, 'U_ADMIN'));
     expect(home).toContain('*crm* (http)');
     expect(home).toContain(adminActions.removeServer);
     // No connection is open until a question uses it: App Home says so, with the tools its Test found
@@ -198,7 +188,7 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
     // Now it is open, and App Home shows how it stands.
     const before = running.slack.callsOf('views.publish').length;
     await openHome(running, 'U_ADMIN');
-    const reopened = await waitFor(() => published(running, 'U_ADMIN', before));
+    const reopened = await waitFor(() => publishedHome(running, 'U_ADMIN', before));
     expect(reopened).toContain('connected, 1 tool');
     expect(reopened).not.toContain('not open now');
     const elsewhere = await running.slack.mention('C0ELSE', '天気は？', { user: 'U_OTHER' });
@@ -293,10 +283,10 @@ describe('App Home: servers a workspace adds, approval per server, budgets', () 
       selected: 'always:weather',
       user: 'U_ADMIN',
     });
-    await waitFor(() => published(running, 'U_ADMIN'));
+    await waitFor(() => publishedHome(running, 'U_ADMIN'));
     expect(await needsApproval()).toBe(true);
     // Asking for fewer approvals than the operator's `writes` is not offered, and not applied.
-    expect(published(running, 'U_ADMIN')).not.toContain('auto:weather');
+    expect(publishedHome(running, 'U_ADMIN')).not.toContain('auto:weather');
     await running.slack.pressInView({
       actionId: adminActions.approval,
       value: '',

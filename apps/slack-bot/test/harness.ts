@@ -243,3 +243,22 @@ export async function sayInChannel(
   });
   return ts;
 }
+
+/** The last App Home view published for a person (after the first `after` publishes), as text. */
+export const publishedHome = (running: Harness, user: string, after = 0) =>
+  running.slack
+    .callsOf('views.publish')
+    .slice(after)
+    .filter((call) => call.args.user_id === user)
+    .map((call) => JSON.stringify(call.args.view))
+    .at(-1);
+
+/** The person opens the bot's App Home tab. */
+export const openHome = (running: Harness, user: string) =>
+  running.slack.push({
+    type: 'app_home_opened',
+    user,
+    channel: 'D0HOME',
+    tab: 'home',
+    event_ts: '1700000000.000100',
+  });

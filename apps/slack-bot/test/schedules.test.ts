@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { repeatShortcut } from '../src/listeners/actions/schedules.js';
 import { approvalActions } from '../src/slack/approvals.js';
 import { scheduleActions } from '../src/slack/schedules.js';
-import { type Harness, mentionBot, startHarness, waitFor } from './harness.js';
+import { type Harness, mentionBot, openHome, publishedHome, startHarness, waitFor } from './harness.js';
 
 let harness: Harness | undefined;
 let remote: TokenServer | undefined;
@@ -459,21 +459,6 @@ describe('繰り返す (make recurring)', () => {
 });
 
 describe('schedules in App Home', () => {
-  const published = (running: Harness, user: string) =>
-    running.slack
-      .callsOf('views.publish')
-      .filter((call) => call.args.user_id === user)
-      .map((call) => JSON.stringify(call.args.view))
-      .at(-1);
-  const openHome = (running: Harness, user: string) =>
-    running.slack.push({
-      type: 'app_home_opened',
-      user,
-      channel: 'D0HOME',
-      tab: 'home',
-      event_ts: '1700000000.000100',
-    });
-
   it('#47 the owner sees next run and last result and pauses; an admin sees the workspace’s and stops any; a member cannot', async () => {
     const clock = testClock('2026-11-27T22:00:00Z');
     harness = await startHarness({ now: clock.now, env: fastTicks });
@@ -482,7 +467,7 @@ describe('schedules in App Home', () => {
     await command(running, 'schedule 毎朝8時 | 東京の天気を教えて', { channel: 'C0HOMES' });
     const [made] = await running.store.schedules.ofOwner('T0001', 'UHUMAN01');
     await openHome(running, 'UHUMAN01');
-    const mine = await waitFor(() => published(running, 'UHUMAN01'));
+    const mine = await waitFor(() => publishedHome(running, 'UHUMAN01'));
     expect(mine).toContain('Your schedules');
     expect(mine).toContain('next: 11/28(土) 08:00 (Asia/Tokyo) · not run yet');
     expect(mine).toContain(scheduleActions.pause);
@@ -499,7 +484,7 @@ describe('schedules in App Home', () => {
       user: 'U0BOB',
     });
     await openHome(running, 'U0ADMIN');
-    const admin = await waitFor(() => published(running, 'U0ADMIN'));
+    const admin = await waitFor(() => publishedHome(running, 'U0ADMIN'));
     expect(admin).toContain('Workspace schedules');
     expect(admin).toContain(scheduleActions.stop);
     expect(await running.store.schedules.get(made?.id ?? '')).toMatchObject({ state: 'paused' });
@@ -519,7 +504,7 @@ describe('schedules in App Home', () => {
     await openHome(running, 'UHUMAN01');
     // The owner's App Home as published after the Stop (an earlier press's publish may land first).
     const owner = await waitFor(() => {
-      const view = published(running, 'UHUMAN01');
+      const view = publishedHome(running, 'UHUMAN01');
       return view?.includes('stopped by admin U0ADMIN') ? view : undefined;
     });
     expect(owner).toContain(scheduleActions.remove);

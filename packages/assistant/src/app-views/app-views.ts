@@ -25,17 +25,10 @@ const heldMs = 10 * 60_000;
 const maxMessageCharacters = 3000;
 
 /** A result with a view, as kept for its page: who asked, and what came back. */
-export interface AppViewRecord {
+export interface AppViewRecord
+  extends Pick<ToolView, 'server' | 'tool' | 'resourceUri' | 'arguments' | 'summary' | 'result'> {
   workspace: string;
   asker: string;
-  server: string;
-  tool: string;
-  resourceUri: string;
-  /** The arguments as shown (redacted). */
-  arguments: Record<string, unknown>;
-  summary: string;
-  /** The asker's result as the server sent it (absent when too large: the page calls the tool again). */
-  result?: AppToolResult;
   expiresAt: number;
 }
 

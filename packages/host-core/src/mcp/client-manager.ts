@@ -202,13 +202,10 @@ export class McpClientManager {
   ): Promise<ToolCallOutcome> {
     const connection = this.connections.get(server);
     if (!connection || !this.appTool(server, tool)) return Promise.reject(toolNotFound(`${server}: ${tool}`));
-    const name = modelName(connection, tool);
-    const kept = { ...options, appResult: true };
-    if (connection.kind === 'local' || (connection.state === 'connected' && !onFirstUse(connection)))
-      return this.requests.callTool(connection, tool, name, args, kept);
-    return this.starts.use(connection, name, kept, (left) =>
-      this.requests.callTool(connection, tool, name, args, left),
-    );
+    return this.dispatch(connection, tool, modelName(connection, tool), args, {
+      ...options,
+      appResult: true,
+    });
   }
 
   /** MCP Apps: reads a resource (an App's `ui://` view included) as sent, for the host's page only. */
@@ -241,12 +238,25 @@ export class McpClientManager {
   ): Promise<ToolCallOutcome> {
     const entry = this.index.get(name);
     if (!entry) return Promise.reject(toolNotFound(name));
-    const connection = entry.connection;
-    // The common case, kept lean: a connected server that is never stopped.
+    return this.dispatch(entry.connection, entry.tool.name, name, args, options);
+  }
+
+  /**
+   * Runs a call on its connection: at once when it is connected (the common case, kept lean: a server
+   * that is never stopped), else once a server still starting (or stopped until its first use, which
+   * this call starts) is up, within the call's own timeout.
+   */
+  private dispatch(
+    connection: Connection,
+    tool: string,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+  ): Promise<ToolCallOutcome> {
     if (connection.kind === 'local' || (connection.state === 'connected' && !onFirstUse(connection)))
-      return this.requests.callTool(connection, entry.tool.name, name, args, options);
+      return this.requests.callTool(connection, tool, name, args, options);
     return this.starts.use(connection, name, options, (left) =>
-      this.requests.callTool(connection, entry.tool.name, name, args, left),
+      this.requests.callTool(connection, tool, name, args, left),
     );
   }
 

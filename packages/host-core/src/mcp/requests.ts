@@ -120,14 +120,19 @@ export class Requests {
   /** Reads a resource as the server sent it, redacted (an App's view and what it reads; never a model's). */
   async readForApp(connection: Connection, uri: string, options: CallToolOptions): Promise<AppResource> {
     const secrets: string[] = [];
-    const result = await this.run(
+    const result = await this.read(connection, uri, options, secrets);
+    return this.redactor.redactValue({ contents: result.contents }, secrets) as AppResource;
+  }
+
+  /** `resources/read` on the request path, as the server sent it. */
+  private read(connection: Connection, uri: string, options: CallToolOptions, secrets: string[]) {
+    return this.run(
       connection,
       `read_resource ${uri}`,
       options,
       { mcp: (client, call, request) => client.readResource({ uri, _meta: meta(request) }, call) },
       secrets,
     );
-    return this.redactor.redactValue({ contents: result.contents }, secrets) as AppResource;
   }
 
   /** A tool's result as the caller reads it: text within the budget, redacted; images and files. */
@@ -158,13 +163,7 @@ export class Requests {
     options: CallToolOptions,
   ): Promise<ToolCallOutcome> {
     const secrets: string[] = [];
-    const result = await this.run(
-      connection,
-      `read_resource ${uri}`,
-      options,
-      { mcp: (client, call, request) => client.readResource({ uri, _meta: meta(request) }, call) },
-      secrets,
-    );
+    const result = await this.read(connection, uri, options, secrets);
     // Each part is read as a tool's embedded resource: text as it is, textual blobs decoded, others described.
     const formatted = formatToolResult(
       { content: result.contents.map((resource) => ({ type: 'resource', resource })) },
